@@ -1,0 +1,131 @@
+#pragma once
+// The spmm handle: the inspector of one sparsity pattern. analyze() runs
+// statistics, partition, RS-Tile build and schedule once; spmm calls reuse
+// it. Values are cached at analyze()/update_values(): after changing A's
+// values in place, call update_values(A) (a new values view is picked up by
+// itself). A matrix with another pattern is rejected. Not copyable.
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <string>
+
+#include "RshSparse_Error.hpp"
+#include "RshSparse_spmm_options.hpp"
+#include "impl/RshSparse_inspector.hpp"
+#include "impl/RshSparse_matrix_access.hpp"
+
+namespace rsh {
+
+template <class Scalar, class Device = Kokkos::DefaultExecutionSpace>
+class SpmmHandle {
+ public:
+  using scalar_type = Scalar;
+  using execution_space = typename Device::execution_space;
+  using memory_space = typename Device::memory_space;
+  using pattern_type = impl::RsTilePattern<memory_space>;
+  using values_type = Kokkos::View<Scalar*, Kokkos::LayoutRight, memory_space>;
+
+  explicit SpmmHandle(const Options& options = Options()) : options_(options) {}
+  SpmmHandle(const SpmmHandle&) = delete;
+  SpmmHandle& operator=(const SpmmHandle&) = delete;
+
+  /// Builds the format of A (pattern and values). Throws std::invalid_argument
+  /// on a malformed CSR (every extent named).
+  template <class Matrix>
+  void analyze(const Matrix& A) {
+    impl::HostCrs host = impl::host_crs_of(A);
+    const std::vector<double> user_values = host.values;
+    inspection_ = impl::inspect(std::move(host), options_, "rsh::SpmmHandle::analyze");
+    Kokkos::Timer timer;
+    pattern_ = impl::mirror_pattern<memory_space>(inspection_.pattern);
+    set_values(user_values);
+    inspection_.times.upload = timer.seconds();
+    remember(A);
+    analyzed_ = true;
+  }
+
+  /// Refreshes the cached values of A (same pattern).
+  template <class Matrix>
+  void update_values(const Matrix& A) {
+    check_pattern(A);
+    set_values(impl::host_crs_of(A).values);
+    remember(A);
+  }
+
+  /// Analyzes on first use; afterwards accepts only A's pattern.
+  template <class Matrix>
+  void prepare(const Matrix& A) {
+    if (!analyzed_) return analyze(A);
+    check_pattern(A);
+    using Acc = impl::MatrixAccess<Matrix>;
+    if (Acc::values(A).data() != values_ptr_) update_values(A);
+  }
+
+  bool is_analyzed() const { return analyzed_; }
+  const Options& options() const { return options_; }
+  const pattern_type& pattern() const { return pattern_; }
+  const impl::HostPattern& host_pattern() const { return inspection_.pattern; }
+  /// Value slots: tile values [0, tile_nnz()), residual values after.
+  const values_type& values() const { return values_; }
+  const std::vector<double>& host_values() const { return host_values_; }
+  int64_t tile_nnz() const { return tile_nnz_; }
+  const impl::PhaseTimes& phase_times() const { return inspection_.times; }
+  impl::FormatStats format_stats() const { return impl::format_stats(inspection_.pattern, sizeof(Scalar)); }
+
+  /// Statistics of the matrix and of its RS-Tile format, for people.
+  std::string describe() const {
+    if (!analyzed_) return "rsh::SpmmHandle: not analyzed\n";
+    return std::string("partition: ") + partition_name(options_.partition) + "\n" +
+           impl::to_string(inspection_.stats) + impl::to_string(format_stats()) + inspection_.times.to_string();
+  }
+
+  /// Backend state (e.g. the CUDA plan), owned by the handle; built lazily by the backend.
+  std::shared_ptr<void>& backend_state() { return backend_state_; }
+
+ private:
+  void set_values(const std::vector<double>& user_values) {
+    host_values_ = impl::scatter_values(inspection_.pattern, user_values);
+    const int T = inspection_.pattern.num_tiles();
+    tile_nnz_ = T ? inspection_.pattern.tile_val_offset(T) : 0;
+    typename values_type::HostMirror h("rsh::values_host", host_values_.size());
+    for (size_t i = 0; i < host_values_.size(); ++i) h(i) = static_cast<Scalar>(host_values_[i]);
+    values_ = Kokkos::create_mirror_view_and_copy(memory_space(), h);
+    backend_state_.reset();  // backends re-upload values
+  }
+
+  template <class Matrix>
+  void remember(const Matrix& A) {
+    using Acc = impl::MatrixAccess<Matrix>;
+    row_map_ptr_ = Acc::row_map(A).data();
+    entries_ptr_ = Acc::entries(A).data();
+    values_ptr_ = Acc::values(A).data();
+  }
+
+  template <class Matrix>
+  void check_pattern(const Matrix& A) const {
+    using Acc = impl::MatrixAccess<Matrix>;
+    const auto& p = inspection_.pattern;
+    const int64_t nnz = static_cast<int64_t>(Acc::entries(A).extent(0));
+    if (!analyzed_ || Acc::num_rows(A) != p.num_rows || Acc::num_cols(A) != p.num_cols || nnz != p.nnz)
+      throw std::invalid_argument("rsh::SpmmHandle: matrix " + std::to_string(Acc::num_rows(A)) + " x " +
+                                  std::to_string(Acc::num_cols(A)) + " with " + std::to_string(nnz) +
+                                  " nonzeros does not match the analyzed " + std::to_string(p.num_rows) + " x " +
+                                  std::to_string(p.num_cols) + " with " + std::to_string(p.nnz));
+    const bool same_views = Acc::row_map(A).data() == row_map_ptr_ && Acc::entries(A).data() == entries_ptr_;
+    if (!same_views && impl::pattern_signature(impl::host_crs_of(A)) != inspection_.signature)
+      throw std::invalid_argument("rsh::SpmmHandle: matrix has a different sparsity pattern than the analyzed one");
+  }
+
+  Options options_;
+  bool analyzed_ = false;
+  impl::Inspection inspection_;
+  pattern_type pattern_;
+  values_type values_;
+  std::vector<double> host_values_;
+  int64_t tile_nnz_ = 0;
+  const void* row_map_ptr_ = nullptr;
+  const void* entries_ptr_ = nullptr;
+  const void* values_ptr_ = nullptr;
+  std::shared_ptr<void> backend_state_;
+};
+
+}  // namespace rsh

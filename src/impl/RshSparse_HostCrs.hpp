@@ -1,0 +1,47 @@
+#pragma once
+// Plain host CSR used by the compiled, non-templated parts of the module
+// (file I/O, generators, preprocessing). 64-bit offsets so any file that fits
+// in memory can be read; narrowing to the user's Offset type is checked.
+#include <cstdint>
+#include <vector>
+
+namespace rsh {
+namespace impl {
+
+struct HostCrs {
+  int64_t num_rows = 0;
+  int64_t num_cols = 0;
+  std::vector<int64_t> row_map{0};  ///< num_rows + 1
+  std::vector<int> entries;         ///< nnz, sorted and unique within each row
+  std::vector<double> values;       ///< nnz
+  int64_t nnz() const { return row_map.empty() ? 0 : row_map.back(); }
+};
+
+/// One coordinate entry (0-based).
+struct CooEntry {
+  int64_t row;
+  int64_t col;
+  double value;
+};
+
+/// Builds a CSR from coordinates: sorts by (row, col) and sums duplicates.
+/// Throws std::invalid_argument if an index is outside [0, rows) x [0, cols)
+/// or a dimension exceeds the 32-bit column index range.
+HostCrs coo_to_crs(int64_t num_rows, int64_t num_cols, std::vector<CooEntry> coo);
+
+}  // namespace impl
+}  // namespace rsh
+
+namespace rsh {
+namespace impl {
+
+/// Checks a user CSR: row_map starts at 0, never decreases, ends at nnz;
+/// columns in [0, num_cols). Throws std::invalid_argument naming `who` and the extents.
+void validate_crs(const HostCrs& A, const char* who);
+
+/// Sorts columns within each row (stable; duplicates stay, adjacent) and
+/// returns, for each new position, the position it came from.
+std::vector<int64_t> sort_rows(HostCrs& A);
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,60 @@
+#include "impl/RshSparse_inspector.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <sstream>
+
+#include "impl/RshSparse_partition_impl.hpp"
+
+namespace rsh {
+namespace impl {
+
+std::string PhaseTimes::to_string() const {
+  std::ostringstream os;
+  os << "inspector phases [ms]: convert " << 1e3 * convert << ", stats " << 1e3 * stats << ", partition "
+     << 1e3 * partition << ", build " << 1e3 * build << ", schedule " << 1e3 * schedule << ", upload "
+     << 1e3 * upload << "\n";
+  return os.str();
+}
+
+uint64_t pattern_signature(const HostCrs& A) {
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  auto mix = [&h](uint64_t v) {
+    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ULL;
+  };
+  mix(A.num_rows), mix(A.num_cols);
+  for (int64_t v : A.row_map) mix(static_cast<uint64_t>(v));
+  for (int v : A.entries) mix(static_cast<uint32_t>(v));
+  return h;
+}
+
+Inspection inspect(HostCrs A, const Options& options, const char* who) {
+  Inspection out;
+  Kokkos::Timer timer;
+  validate_crs(A, who);
+  out.signature = pattern_signature(A);
+  const std::vector<int64_t> source = sort_rows(A);
+  out.times.convert = timer.seconds();
+  timer.reset();
+  out.stats = compute_stats(A);
+  out.times.stats = timer.seconds();
+  timer.reset();
+  const RowPartition partition = partition_rows(A, options);
+  out.times.partition = timer.seconds();
+  timer.reset();
+  out.pattern = build_rstile(A, partition, source);
+  out.times.build = timer.seconds();
+  timer.reset();
+  build_schedule(out.pattern, options);
+  out.times.schedule = timer.seconds();
+  return out;
+}
+
+std::vector<double> scatter_values(const HostPattern& p, const std::vector<double>& values) {
+  const int64_t tile_nnz = p.num_tiles() ? p.tile_val_offset(p.num_tiles()) : 0;
+  std::vector<double> slots(tile_nnz + p.res_cols.extent(0), 0.0);
+  for (size_t k = 0; k < values.size(); ++k) slots[p.value_dest(k)] += values[k];  // duplicates summed
+  return slots;
+}
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,35 @@
+#pragma once
+// The inspector pipeline, compiled once: CSR -> statistics -> partition ->
+// RS-Tile + residual -> schedule, with the time of each phase.
+#include <string>
+
+#include "impl/RshSparse_rstile_impl.hpp"
+#include "impl/RshSparse_stats_impl.hpp"
+
+namespace rsh {
+namespace impl {
+
+struct PhaseTimes {
+  double convert = 0, stats = 0, partition = 0, build = 0, schedule = 0, upload = 0;
+  std::string to_string() const;
+};
+
+struct Inspection {
+  HostPattern pattern;
+  MatrixStats stats;
+  PhaseTimes times;
+  uint64_t signature = 0;  ///< hash of the user's row_map and entries
+};
+
+/// Validates A (throws std::invalid_argument naming `who`), sorts its rows
+/// and runs the pipeline.
+Inspection inspect(HostCrs A, const Options& options, const char* who);
+
+/// Hash of a CSR pattern in the user's order (dimensions, row_map, entries).
+uint64_t pattern_signature(const HostCrs& A);
+
+/// Value slots (tiles, then residual) from the user's CSR values.
+std::vector<double> scatter_values(const HostPattern& p, const std::vector<double>& values);
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,98 @@
+#pragma once
+// RS-Tile + CSR residual + schedule (DESIGN section 3), held in Kokkos views
+// of one memory space. The pattern is built once per sparsity pattern on the
+// host; values live beside it (RsTileMatrix) and are refreshed through
+// value_dest without rebuilding.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "RshSparse_spmm_options.hpp"
+#include "impl/RshSparse_HostCrs.hpp"
+#include "impl/RshSparse_partition_impl.hpp"
+
+namespace rsh {
+namespace impl {
+
+template <class MemorySpace>
+struct RsTilePattern {
+  template <class T>
+  using View1 = Kokkos::View<T*, Kokkos::LayoutRight, MemorySpace>;
+
+  int num_rows = 0, num_cols = 0;
+  int64_t nnz = 0;  ///< entries of the user's CSR (duplicates counted)
+
+  // Tensor-Core part. Window w owns tiles [window_tile_offset(w), window_tile_offset(w+1)).
+  View1<int> window_rows;         ///< 8 * windows: original row, -1 = padding
+  View1<int> window_tile_offset;  ///< windows + 1
+  View1<int> tile_cols;           ///< 8 * tiles: original column, -1 = padding
+  View1<uint64_t> tile_bitmap;    ///< tiles: bit 8*r + c set where A(row r, col c) is stored
+  View1<int> tile_val_offset;     ///< tiles + 1: tile t's values, in bit order
+  // CUDA-core residual, CSR over original row ids.
+  View1<int> res_rows;  ///< residual rows
+  View1<int> res_ptr;   ///< residual rows + 1
+  View1<int> res_cols;  ///< residual nnz (duplicates kept)
+  /// User CSR position k -> value slot: tile slot s < tile_nnz, residual slot tile_nnz + j.
+  View1<int64_t> value_dest;
+
+  // Schedule. Items [0, *_num_unsplit) own their rows and store C once;
+  // the rest are pieces of split windows / rows and add with atomics into
+  // rows pre-scaled by beta (scale_rows, which also holds uncovered empty rows).
+  View1<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
+  int tc_num_unsplit = 0;
+  View1<int> res_item_row, res_item_begin, res_item_end;  ///< row index into res_rows; nnz range
+  int res_num_unsplit = 0;
+  View1<int> scale_rows;
+
+  int num_windows() const { return static_cast<int>(window_tile_offset.extent(0)) - 1; }
+  int num_tiles() const { return static_cast<int>(tile_bitmap.extent(0)); }
+  int num_residual_rows() const { return static_cast<int>(res_rows.extent(0)); }
+  int tc_num_items() const { return static_cast<int>(tc_item_window.extent(0)); }
+  int res_num_items() const { return static_cast<int>(res_item_row.extent(0)); }
+};
+
+using HostPattern = RsTilePattern<Kokkos::HostSpace>;
+
+/// Builds RS-Tile + residual for A (columns sorted within rows, see
+/// sort_rows) from a row partition; `source[k]` is the user position of
+/// sorted position k. Throws std::invalid_argument if a count overflows int.
+HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const std::vector<int64_t>& source);
+
+/// Adds the work items and scale rows of `options` to a built pattern.
+void build_schedule(HostPattern& pattern, const Options& options);
+
+/// Copies every view of a pattern into another memory space.
+template <class MemorySpace, class Src>
+RsTilePattern<MemorySpace> mirror_pattern(const Src& h) {
+  RsTilePattern<MemorySpace> d;
+  d.num_rows = h.num_rows, d.num_cols = h.num_cols, d.nnz = h.nnz;
+  d.tc_num_unsplit = h.tc_num_unsplit, d.res_num_unsplit = h.res_num_unsplit;
+  auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
+  d.window_rows = copy(h.window_rows), d.window_tile_offset = copy(h.window_tile_offset);
+  d.tile_cols = copy(h.tile_cols), d.tile_bitmap = copy(h.tile_bitmap), d.tile_val_offset = copy(h.tile_val_offset);
+  d.res_rows = copy(h.res_rows), d.res_ptr = copy(h.res_ptr), d.res_cols = copy(h.res_cols);
+  d.value_dest = copy(h.value_dest);
+  d.tc_item_window = copy(h.tc_item_window), d.tc_item_tile_begin = copy(h.tc_item_tile_begin);
+  d.tc_item_tile_end = copy(h.tc_item_tile_end);
+  d.res_item_row = copy(h.res_item_row), d.res_item_begin = copy(h.res_item_begin);
+  d.res_item_end = copy(h.res_item_end);
+  d.scale_rows = copy(h.scale_rows);
+  return d;
+}
+
+/// What describe() reports about a built format.
+struct FormatStats {
+  int windows = 0, tiles = 0, residual_rows = 0;
+  int64_t tile_nnz = 0, residual_nnz = 0;
+  int tc_items = 0, tc_split_items = 0, res_items = 0, res_split_items = 0, scale_rows = 0;
+  double mean_nnz_per_tile = 0.0;
+  double tile_fraction = 0.0;  ///< stored positions on Tensor Cores / all stored positions
+  int64_t format_bytes = 0, csr_bytes = 0;
+};
+
+FormatStats format_stats(const HostPattern& p, int scalar_bytes);
+std::string to_string(const FormatStats& s);
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,124 @@
+#pragma once
+// Portable Kokkos kernels of the executor, for every execution space: one
+// thread per (work item, column of B). They read the same RS-Tile, residual
+// and schedule as the CUDA kernels, so they double as their specification.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "impl/RshSparse_rstile_impl.hpp"
+
+namespace rsh {
+namespace impl {
+
+KOKKOS_INLINE_FUNCTION int lowest_bit(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __ffsll(static_cast<long long>(x)) - 1;
+#else
+  return __builtin_ctzll(x);
+#endif
+}
+
+/// C(r, :) = beta * C(r, :) for r in rows; beta == 0 overwrites (NaN in C ignored).
+template <class ExecSpace, class Rows, class CView>
+void scale_rows(const ExecSpace& exec, const Rows& rows, typename CView::const_value_type beta, const CView& C) {
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  const int64_t n = static_cast<int64_t>(C.extent(1));
+  Kokkos::parallel_for(
+      "rsh::spmm[portable]::scale", Policy(exec, 0, static_cast<int64_t>(rows.extent(0)) * n),
+      KOKKOS_LAMBDA(const int64_t idx) {
+        const int r = rows(idx / n);
+        const int64_t f = idx % n;
+        C(r, f) = beta == 0 ? 0 : beta * C(r, f);
+      });
+}
+
+/// C = beta * C over all of C.
+template <class ExecSpace, class CView>
+void scale_all(const ExecSpace& exec, typename CView::const_value_type beta, const CView& C) {
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  const int64_t n = static_cast<int64_t>(C.extent(1));
+  Kokkos::parallel_for(
+      "rsh::spmm[portable]::scale_all", Policy(exec, 0, static_cast<int64_t>(C.extent(0)) * n),
+      KOKKOS_LAMBDA(const int64_t idx) {
+        const int64_t r = idx / n, f = idx % n;
+        C(r, f) = beta == 0 ? 0 : beta * C(r, f);
+      });
+}
+
+/// Tensor-Core part on CUDA cores: each (item, column f) walks its tiles'
+/// set bits in order, so the k-th set bit of a tile reads its k-th value.
+template <class ExecSpace, class Pattern, class Values, class BView, class CView>
+void spmm_tiles(const ExecSpace& exec, const Pattern& p, const Values& vals, typename CView::const_value_type alpha,
+                const BView& B, typename CView::const_value_type beta, const CView& C) {
+  using Scalar = typename CView::non_const_value_type;
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  const int64_t n = static_cast<int64_t>(C.extent(1));
+  const auto item_window = p.tc_item_window, item_begin = p.tc_item_tile_begin, item_end = p.tc_item_tile_end;
+  const auto window_rows = p.window_rows, tile_cols = p.tile_cols, tile_val_offset = p.tile_val_offset;
+  const auto tile_bitmap = p.tile_bitmap;
+  const int num_unsplit = p.tc_num_unsplit;
+  Kokkos::parallel_for(
+      "rsh::spmm[portable]::tiles", Policy(exec, 0, static_cast<int64_t>(p.tc_num_items()) * n),
+      KOKKOS_LAMBDA(const int64_t idx) {
+        const int item = static_cast<int>(idx / n);
+        const int64_t f = idx % n;
+        Scalar acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int t = item_begin(item); t < item_end(item); ++t) {
+          uint64_t bits = tile_bitmap(t);
+          for (int v = tile_val_offset(t); bits != 0; ++v, bits &= bits - 1) {
+            const int b = lowest_bit(bits);
+            acc[b >> 3] += vals(v) * B(tile_cols(8 * t + (b & 7)), f);
+          }
+        }
+        const int w = item_window(item);
+        for (int i = 0; i < 8; ++i) {
+          const int r = window_rows(8 * w + i);
+          if (r < 0) continue;
+          if (item >= num_unsplit) {
+            Kokkos::atomic_add(&C(r, f), alpha * acc[i]);
+          } else {
+            C(r, f) = beta == 0 ? alpha * acc[i] : alpha * acc[i] + beta * C(r, f);
+          }
+        }
+      });
+}
+
+/// CUDA-core residual: each (item, column f) is a dot product over a row piece.
+template <class ExecSpace, class Pattern, class Values, class BView, class CView>
+void spmm_residual(const ExecSpace& exec, const Pattern& p, const Values& vals, int64_t tile_nnz,
+                   typename CView::const_value_type alpha, const BView& B, typename CView::const_value_type beta,
+                   const CView& C) {
+  using Scalar = typename CView::non_const_value_type;
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  const int64_t n = static_cast<int64_t>(C.extent(1));
+  const auto item_row = p.res_item_row, item_begin = p.res_item_begin, item_end = p.res_item_end;
+  const auto res_rows = p.res_rows, res_cols = p.res_cols;
+  const int num_unsplit = p.res_num_unsplit;
+  Kokkos::parallel_for(
+      "rsh::spmm[portable]::residual", Policy(exec, 0, static_cast<int64_t>(p.res_num_items()) * n),
+      KOKKOS_LAMBDA(const int64_t idx) {
+        const int item = static_cast<int>(idx / n);
+        const int64_t f = idx % n;
+        Scalar acc = 0;
+        for (int k = item_begin(item); k < item_end(item); ++k) acc += vals(tile_nnz + k) * B(res_cols(k), f);
+        const int r = res_rows(item_row(item));
+        if (item >= num_unsplit) {
+          Kokkos::atomic_add(&C(r, f), alpha * acc);
+        } else {
+          C(r, f) = beta == 0 ? alpha * acc : alpha * acc + beta * C(r, f);
+        }
+      });
+}
+
+/// The whole portable executor: pre-scale, tiles, residual (same instance, in order).
+template <class ExecSpace, class Handle, class BView, class CView>
+void spmm_portable(const ExecSpace& exec, const Handle& h, typename CView::const_value_type alpha, const BView& B,
+                   typename CView::const_value_type beta, const CView& C) {
+  const auto& p = h.pattern();
+  scale_rows(exec, p.scale_rows, beta, C);
+  spmm_tiles(exec, p, h.values(), alpha, B, beta, C);
+  spmm_residual(exec, p, h.values(), h.tile_nnz(), alpha, B, beta, C);
+}
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,29 @@
+#pragma once
+// Compile-time backend choice, the KokkosKernels way: the primary template
+// is the portable path; src/cuda specialises it for Kokkos::Cuda.
+#include "impl/RshSparse_spmm_impl.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// True where a hand-written backend exists for ExecSpace.
+template <class ExecSpace>
+struct SpmmCudaSpecAvail {
+  static constexpr bool value = false;
+};
+
+template <class ExecSpace, class Handle, class BView, class CView,
+          bool cuda_avail = SpmmCudaSpecAvail<ExecSpace>::value>
+struct Spmm {
+  static void run(const ExecSpace& exec, Handle& h, typename CView::const_value_type alpha, const BView& B,
+                  typename CView::const_value_type beta, const CView& C) {
+    spmm_portable(exec, h, alpha, B, beta, C);
+  }
+};
+
+}  // namespace impl
+}  // namespace rsh
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+#include "cuda/RshSparse_spmm_cuda_spec_decl.hpp"
+#endif

@@ -1,0 +1,104 @@
+#pragma once
+// Shared test helpers: random matrices, the double-precision host reference
+// and the per-column relative error of DESIGN section 7.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "impl/RshSparse_HostCrs.hpp"
+
+namespace rsh {
+namespace test {
+
+/// Fresh random seed per call (printed by the caller on failure).
+inline uint64_t fresh_seed() {
+  static std::random_device rd;
+  return (uint64_t(rd()) << 32) ^ rd();
+}
+
+/// Random CSR: each row gets a length from [0, max_row_nnz]; columns uniform
+/// or clustered (clustered rows share columns, as in graphs with locality).
+inline impl::HostCrs random_crs(int rows, int cols, int max_row_nnz, uint64_t seed, bool clustered = false) {
+  std::mt19937_64 rng(seed);
+  std::vector<impl::CooEntry> coo;
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  for (int r = 0; r < rows; ++r) {
+    const int len = cols ? static_cast<int>(rng() % (max_row_nnz + 1)) : 0;
+    const int base = clustered ? (r / 8) * 13 % std::max(1, cols) : 0;
+    for (int k = 0; k < len; ++k) {
+      const int c = clustered ? (base + static_cast<int>(rng() % 24)) % cols : static_cast<int>(rng() % cols);
+      coo.push_back({r, c, val(rng)});
+    }
+  }
+  return impl::coo_to_crs(rows, cols, std::move(coo));
+}
+
+/// Row-major dense matrix in double.
+struct Dense {
+  int64_t rows = 0, cols = 0;
+  std::vector<double> v;
+  Dense(int64_t r, int64_t c) : rows(r), cols(c), v(r * c, 0.0) {}
+  double& operator()(int64_t i, int64_t j) { return v[i * cols + j]; }
+  double operator()(int64_t i, int64_t j) const { return v[i * cols + j]; }
+};
+
+inline Dense random_dense(int64_t rows, int64_t cols, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  Dense d(rows, cols);
+  for (double& x : d.v) x = val(rng);
+  return d;
+}
+
+/// C = alpha * A * B + beta * C in double; beta == 0 ignores C.
+inline Dense reference_spmm(const impl::HostCrs& A, const Dense& B, double alpha, double beta, const Dense& C0) {
+  Dense C(A.num_rows, B.cols);
+  for (int64_t r = 0; r < A.num_rows; ++r)
+    for (int64_t j = 0; j < B.cols; ++j) {
+      double acc = 0.0;
+      for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) acc += A.values[k] * B(A.entries[k], j);
+      C(r, j) = alpha * acc + (beta == 0.0 ? 0.0 : beta * C0(r, j));
+    }
+  return C;
+}
+
+/// max over columns of ||got - ref|| / ||ref|| (absolute where ref is zero); NaN -> infinity.
+template <class Get>
+double max_column_error(const Dense& ref, Get got) {
+  double worst = 0.0;
+  for (int64_t j = 0; j < ref.cols; ++j) {
+    double num = 0.0, den = 0.0;
+    for (int64_t i = 0; i < ref.rows; ++i) {
+      const double g = static_cast<double>(got(i, j));
+      if (!std::isfinite(g)) return std::numeric_limits<double>::infinity();
+      num += (g - ref(i, j)) * (g - ref(i, j));
+      den += ref(i, j) * ref(i, j);
+    }
+    worst = std::max(worst, den > 0 ? std::sqrt(num / den) : std::sqrt(num));
+  }
+  return worst;
+}
+
+/// Path of a matrix of the shared benchmark set, or "" when not present.
+inline std::string shared_matrix(const std::string& rel) {
+#ifndef RSH_SHARED_MATRICES
+#define RSH_SHARED_MATRICES "../shared/matrices"
+#endif
+  for (const char* root : {static_cast<const char*>(std::getenv("RSH_MATRIX_DIR")), RSH_SHARED_MATRICES}) {
+    if (!root) continue;
+    const std::string p = std::string(root) + "/" + rel;
+    if (FILE* f = std::fopen(p.c_str(), "rb")) {
+      std::fclose(f);
+      return p;
+    }
+  }
+  return "";
+}
+
+}  // namespace test
+}  // namespace rsh
