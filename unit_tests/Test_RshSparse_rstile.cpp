@@ -1,0 +1,219 @@
+// RS-Tile builder and schedule: the invariants of DESIGN section 3 on random
+// and edge-case matrices, for every partition.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "RshSparse_spmm_options.hpp"
+#include "Test_RshSparse_common.hpp"
+#include "impl/RshSparse_inspector.hpp"
+
+namespace {
+
+using rsh::impl::HostCrs;
+using rsh::impl::HostPattern;
+
+/// Checks every invariant of the pattern built for A (gtest ASSERTs need a void function).
+void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern& p) {
+  const int W = p.num_windows(), T = p.num_tiles();
+
+  // Rows: each row in at most one window slot or residual entry; empty rows never residual.
+  std::vector<int> seen(A.num_rows, 0);
+  for (int i = 0; i < 8 * W; ++i) {
+    const int r = p.window_rows(i);
+    EXPECT_GE(r, -1);
+    EXPECT_LT(r, A.num_rows);
+    if (r >= 0) ++seen[r];
+  }
+  for (int j = 0; j < p.num_residual_rows(); ++j) {
+    const int r = p.res_rows(j);
+    ASSERT_GE(r, 0);
+    ASSERT_LT(r, A.num_rows);
+    EXPECT_GT(A.row_map[r + 1] - A.row_map[r], 0) << "empty residual row " << r;
+    ++seen[r];
+  }
+  for (int r = 0; r < A.num_rows; ++r) {
+    EXPECT_LE(seen[r], 1) << "row " << r;
+    if (A.row_map[r + 1] > A.row_map[r]) EXPECT_EQ(seen[r], 1) << "non-empty row " << r << " dropped";
+  }
+
+  // Tiles: offsets monotone, popcount = values, columns in range and sorted per window.
+  EXPECT_EQ(p.window_tile_offset(0), 0);
+  EXPECT_EQ(p.window_tile_offset(W), T);
+  EXPECT_EQ(p.tile_val_offset(0), 0);
+  for (int t = 0; t < T; ++t)
+    EXPECT_EQ(p.tile_val_offset(t + 1) - p.tile_val_offset(t), __builtin_popcountll(p.tile_bitmap(t)));
+  std::map<std::pair<int, int>, double> stored;  // (row, col) -> summed value via value_dest
+  const std::vector<double> slots = rsh::impl::scatter_values(p, A.values);
+  for (int w = 0; w < W; ++w) {
+    int prev = -1;
+    for (int t = p.window_tile_offset(w); t < p.window_tile_offset(w + 1); ++t) {
+      uint64_t bits = p.tile_bitmap(t);
+      EXPECT_NE(bits, 0u) << "empty tile " << t;
+      for (int c = 0; c < 8; ++c) {
+        const int col = p.tile_cols(8 * t + c);
+        if (col < 0) {
+          for (int r = 0; r < 8; ++r) EXPECT_FALSE((bits >> (8 * r + c)) & 1) << "padding column contributes";
+          continue;
+        }
+        EXPECT_LT(col, A.num_cols);
+        EXPECT_GT(col, prev);
+        prev = col;
+      }
+      for (int v = p.tile_val_offset(t); bits; bits &= bits - 1, ++v) {
+        const int b = __builtin_ctzll(bits);
+        const int row = p.window_rows(8 * w + b / 8), col = p.tile_cols(8 * t + b % 8);
+        EXPECT_GE(row, 0) << "padding row contributes";
+        EXPECT_GE(col, 0);
+        EXPECT_TRUE(stored.emplace(std::make_pair(row, col), slots[v]).second) << "position stored twice";
+      }
+    }
+  }
+  const int64_t tile_nnz = T ? p.tile_val_offset(T) : 0;
+  for (int j = 0; j < p.num_residual_rows(); ++j)
+    for (int k = p.res_ptr(j); k < p.res_ptr(j + 1); ++k) {
+      ASSERT_GE(p.res_cols(k), 0);
+      ASSERT_LT(p.res_cols(k), A.num_cols);
+      stored[{p.res_rows(j), p.res_cols(k)}] += slots[tile_nnz + k];
+    }
+  // Every nonzero of A appears exactly once, with its (summed) value.
+  std::map<std::pair<int, int>, double> expect;
+  for (int r = 0; r < A.num_rows; ++r)
+    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) expect[{r, A.entries[k]}] += A.values[k];
+  EXPECT_EQ(stored.size(), expect.size());
+  for (const auto& e : expect) {
+    auto it = stored.find(e.first);
+    ASSERT_NE(it, stored.end()) << "missing (" << e.first.first << ", " << e.first.second << ")";
+    EXPECT_NEAR(it->second, e.second, 1e-12);
+  }
+
+  // Schedule: items cover every tile / residual nonzero exactly once, bounded, unsplit first.
+  std::vector<int> tile_cover(T, 0);
+  for (int i = 0; i < p.tc_num_items(); ++i) {
+    const int w = p.tc_item_window(i);
+    EXPECT_GE(p.tc_item_tile_begin(i), p.window_tile_offset(w));
+    EXPECT_LE(p.tc_item_tile_end(i), p.window_tile_offset(w + 1));
+    EXPECT_LE(p.tc_item_tile_end(i) - p.tc_item_tile_begin(i), opt.max_tiles_per_item);
+    const bool whole = p.tc_item_tile_begin(i) == p.window_tile_offset(w) &&
+                       p.tc_item_tile_end(i) == p.window_tile_offset(w + 1);
+    EXPECT_EQ(i < p.tc_num_unsplit, whole);
+    for (int t = p.tc_item_tile_begin(i); t < p.tc_item_tile_end(i); ++t) ++tile_cover[t];
+  }
+  for (int t = 0; t < T; ++t) EXPECT_EQ(tile_cover[t], 1);
+  std::vector<int> nz_cover(p.res_cols.extent(0), 0);
+  for (int i = 0; i < p.res_num_items(); ++i) {
+    EXPECT_LE(p.res_item_end(i) - p.res_item_begin(i), opt.max_residual_nnz_per_item);
+    for (int k = p.res_item_begin(i); k < p.res_item_end(i); ++k) ++nz_cover[k];
+  }
+  for (int c : nz_cover) EXPECT_EQ(c, 1);
+}
+
+HostPattern check_invariants(const HostCrs& A, const rsh::Options& opt) {
+  rsh::impl::Inspection ins = rsh::impl::inspect(A, opt, "test");
+  check_pattern(A, opt, ins.pattern);
+  return ins.pattern;
+}
+
+rsh::Options with(rsh::Partition part, int max_tiles = 64, int max_res = 1024) {
+  rsh::Options o;
+  o.partition = part;
+  o.max_tiles_per_item = max_tiles;
+  o.max_residual_nnz_per_item = max_res;
+  return o;
+}
+
+const rsh::Partition kAll[] = {rsh::Partition::kRowStructured, rsh::Partition::kTensorCoreOnly,
+                               rsh::Partition::kCudaCoreOnly};
+
+TEST(RsTileBuilder, RandomMatricesEveryPartition) {
+  for (rsh::Partition part : kAll)
+    for (bool clustered : {false, true}) {
+      const uint64_t seed = rsh::test::fresh_seed();
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + rsh::partition_name(part));
+      check_invariants(rsh::test::random_crs(203, 157, 12, seed, clustered), with(part, 3, 5));
+    }
+}
+
+TEST(RsTileBuilder, EdgeCases) {
+  for (rsh::Partition part : kAll) {
+    SCOPED_TRACE(rsh::partition_name(part));
+    check_invariants(rsh::impl::coo_to_crs(0, 0, {}), with(part));                                   // empty
+    check_invariants(rsh::impl::coo_to_crs(5, 9, {}), with(part));                                   // no nonzeros
+    check_invariants(rsh::impl::coo_to_crs(1, 1, {{0, 0, 2.0}}), with(part));                        // one entry
+    check_invariants(rsh::test::random_crs(30, 1, 1, 7), with(part));                                // one column
+    check_invariants(rsh::test::random_crs(1, 500, 500, 8), with(part, 4, 16));                      // one long row
+    check_invariants(rsh::test::random_crs(19, 400, 3, 9), with(part));                              // rectangular
+    std::vector<rsh::impl::CooEntry> dense_row;
+    for (int c = 0; c < 300; ++c) dense_row.push_back({5, c, 1.0 + c});
+    dense_row.push_back({11, 3, 1.0});
+    check_invariants(rsh::impl::coo_to_crs(40, 300, dense_row), with(part, 5, 37));  // one dense row, empty rows
+  }
+}
+
+TEST(RsTileBuilder, ExactMultiplesOfTheSplitSizes) {
+  // A window with exactly 16 distinct columns (2 tiles) split by 2, a window with
+  // 8 distinct columns, and a residual row of exactly 2 x 64 nonzeros.
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int c = 0; c < 16; ++c) coo.push_back({c % 8, c, 1.0});
+  for (int r = 8; r < 16; ++r) coo.push_back({r, r - 8, 1.0});
+  for (int c = 0; c < 128; ++c) coo.push_back({20, c, 1.0});
+  const HostCrs A = rsh::impl::coo_to_crs(24, 128, coo);
+  const HostPattern p = check_invariants(A, with(rsh::Partition::kTensorCoreOnly, 2, 64));
+  EXPECT_EQ(p.window_tile_offset(1) - p.window_tile_offset(0), 2);
+  EXPECT_EQ(p.tc_num_unsplit, 2);                       // 2 tiles fit one item of 2; so does the 1-tile window
+  EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);    // the 128-column window: 16 tiles in 8 pieces
+  const HostPattern q = check_invariants(A, with(rsh::Partition::kCudaCoreOnly, 2, 64));
+  EXPECT_EQ(q.res_num_items() - q.res_num_unsplit, 2);  // the 128-long row: two pieces of 64
+}
+
+TEST(RsTileBuilder, AllTilesOrAllResidual) {
+  const HostCrs A = rsh::test::random_crs(64, 64, 6, rsh::test::fresh_seed());
+  const HostPattern tc = check_invariants(A, with(rsh::Partition::kTensorCoreOnly));
+  EXPECT_EQ(tc.num_residual_rows(), 0);
+  const HostPattern cuda = check_invariants(A, with(rsh::Partition::kCudaCoreOnly));
+  EXPECT_EQ(cuda.num_windows(), 0);
+}
+
+TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
+  // Rows 0..7 share columns 0..15; row 8 is a single far-away entry followed by
+  // rows sharing columns among themselves: Alg. 1 sends row 8 to the residual.
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 16; ++c) coo.push_back({r, c, 1.0});
+  coo.push_back({8, 99, 1.0});
+  for (int r = 9; r < 17; ++r)
+    for (int c = 20; c < 30; ++c) coo.push_back({r, c, 1.0});
+  const HostPattern p = check_invariants(rsh::impl::coo_to_crs(17, 100, coo), with(rsh::Partition::kRowStructured));
+  ASSERT_EQ(p.num_residual_rows(), 1);
+  EXPECT_EQ(p.res_rows(0), 8);
+  EXPECT_EQ(p.num_windows(), 2);
+}
+
+TEST(RsTileBuilder, RejectsMalformedCsr) {
+  HostCrs A = rsh::test::random_crs(10, 10, 3, 1);
+  HostCrs bad_col = A;
+  if (!bad_col.entries.empty()) bad_col.entries[0] = 10;
+  EXPECT_THROW(rsh::impl::inspect(bad_col, rsh::Options(), "test"), std::invalid_argument);
+  HostCrs bad_map = A;
+  bad_map.row_map[3] = bad_map.row_map[4] + 1;
+  EXPECT_THROW(rsh::impl::inspect(bad_map, rsh::Options(), "test"), std::invalid_argument);
+  HostCrs bad_nnz = A;
+  bad_nnz.row_map.back() += 1;
+  EXPECT_THROW(rsh::impl::inspect(bad_nnz, rsh::Options(), "test"), std::invalid_argument);
+  rsh::Options zero;
+  zero.max_tiles_per_item = 0;
+  EXPECT_THROW(rsh::impl::inspect(A, zero, "test"), std::invalid_argument);
+}
+
+TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {
+  HostCrs A;
+  A.num_rows = 2;
+  A.num_cols = 4;
+  A.row_map = {0, 4, 5};
+  A.entries = {3, 1, 3, 0, 2};  // row 0 unsorted with a duplicate column 3
+  A.values = {1.0, 2.0, 4.0, 8.0, 16.0};
+  for (rsh::Partition part : kAll) check_invariants(A, with(part));
+}
+
+}  // namespace
