@@ -1,0 +1,88 @@
+#pragma once
+// GPU plumbing for the benchmarks: device buffers, the L2-rotation set of
+// B/C copies, an event timer.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/RshSparse_spmm_cuda.hpp"
+
+namespace rsh {
+namespace bench {
+
+template <class E>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  explicit DeviceArray(size_t count) : count_(count) { RSH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(count, 1) * sizeof(E))); }
+  DeviceArray(const std::vector<E>& host) : DeviceArray(host.size()) {
+    RSH_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(E), cudaMemcpyHostToDevice));
+  }
+  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; }
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  ~DeviceArray() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  std::vector<E> download() const {
+    std::vector<E> h(count_);
+    RSH_CUDA_CHECK(cudaMemcpy(h.data(), ptr_, count_ * sizeof(E), cudaMemcpyDeviceToHost));
+    return h;
+  }
+  E* get() const { return ptr_; }
+  size_t size() const { return count_; }
+
+ private:
+  E* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+/// Times one stream's work with events (device time, not host time).
+class EventTimer {
+ public:
+  EventTimer() {
+    RSH_CUDA_CHECK(cudaEventCreate(&start_));
+    RSH_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  void start(cudaStream_t s) { RSH_CUDA_CHECK(cudaEventRecord(start_, s)); }
+  double stop_seconds(cudaStream_t s) {
+    RSH_CUDA_CHECK(cudaEventRecord(stop_, s));
+    RSH_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    RSH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return 1e-3 * ms;
+  }
+
+ private:
+  cudaEvent_t start_, stop_;
+};
+
+/// Several copies of B and C, cycled so that consecutive runs do not hit in
+/// the 50 MB L2 (at least ~120 MB touched per cycle, at most 16 copies).
+template <class T, class OutT>
+struct RotatingOperands {
+  std::vector<DeviceArray<T>> B;
+  std::vector<DeviceArray<OutT>> C;
+  int next = 0;
+  RotatingOperands(const std::vector<T>& b, size_t c_count) {
+    const size_t bytes = b.size() * sizeof(T) + c_count * sizeof(OutT);
+    const size_t copies = std::min<size_t>(16, std::max<size_t>(1, (size_t(120) << 20) / std::max<size_t>(bytes, 1) + 1));
+    for (size_t i = 0; i < copies; ++i) {
+      B.emplace_back(b);
+      C.emplace_back(c_count);
+    }
+  }
+  int advance() { return next = (next + 1) % static_cast<int>(B.size()); }
+};
+
+}  // namespace bench
+}  // namespace rsh

@@ -1,0 +1,51 @@
+#pragma once
+// The benchmark matrix suite: every matrix listed in MANIFEST.tsv of the
+// shared matrix folder, plus large generated ones that do not fit in L2.
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "RshSparse_IOUtils.hpp"
+#include "RshSparse_generators.hpp"
+
+namespace rsh {
+namespace bench {
+
+struct MatrixSource {
+  std::string name;
+  std::function<impl::HostCrs()> load;
+};
+
+inline std::vector<MatrixSource> shared_matrices(const std::string& dir) {
+  std::vector<MatrixSource> out;
+  std::ifstream manifest(dir + "/MANIFEST.tsv");
+  std::string line;
+  std::getline(manifest, line);  // header
+  while (std::getline(manifest, line)) {
+    std::istringstream fields(line);
+    std::string path, name;
+    std::getline(fields, path, '\t');
+    std::getline(fields, name, '\t');
+    if (path.empty()) continue;
+    const std::string full = dir + "/" + path;
+    out.push_back({name, [full] { return impl::read_matrix_market_host(full); }});
+  }
+  return out;
+}
+
+/// Large synthetic matrices (>= 10M nonzeros or far past the 50 MB L2 at N = 128).
+inline std::vector<MatrixSource> generated_matrices() {
+  return {
+      {"gen/rmat20_ef16", [] { return impl::generate_rmat_host(20, 16, 1); }},
+      {"gen/rmat22_ef16", [] { return impl::generate_rmat_host(22, 16, 1); }},
+      {"gen/stencil27_128", [] { return impl::generate_stencil27_host(128, 128, 128); }},
+      {"gen/banded_2M_hb3", [] { return impl::generate_banded_host(2000000, 3, 1.0, 1); }},
+      {"gen/uniform_1M_12", [] { return impl::generate_uniform_host(1000000, 1000000, 12, 1); }},
+  };
+}
+
+}  // namespace bench
+}  // namespace rsh

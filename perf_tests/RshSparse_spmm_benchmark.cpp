@@ -1,0 +1,322 @@
+// rsh vs cuSPARSE SpMM on one GPU in one process (Google Benchmark).
+// Names: spmm/<matrix>/<fp16|tf32>/row/n=<n>/<impl>. Times are device
+// times per call (events), B/C rotated past L2; preprocessing is reported
+// separately (inspect_ms). Every implementation is verified before timing.
+//
+// Extra flags (before Google Benchmark's own):
+//   --rsh_matrices=DIR   shared matrix folder (MANIFEST.tsv); default $RSH_MATRIX_DIR
+//   --rsh_suite=LIST     shared,generated (default shared)
+//   --rsh_match=STR      only matrices whose name contains STR (repeatable)
+//   --rsh_n=LIST         feature widths (default 32,64,128,256)
+//   --rsh_prec=LIST      fp16,tf32 (default both)
+//   --rsh_partition=P    row|tc|cuda|auto (default row: Options' default partition)
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <memory>
+
+#include "RshSparse_benchmark_cuda.hpp"
+#include "RshSparse_benchmark_suite.hpp"
+#include "RshSparse_spmm_cusparse.hpp"
+#include "cuda/RshSparse_spmm_cuda_format.hpp"
+#include "impl/RshSparse_inspector.hpp"
+
+namespace {
+
+using namespace rsh;
+
+struct Config {
+  std::string matrix_dir;
+  std::vector<std::string> suites{"shared"}, match;
+  std::vector<int> widths{32, 64, 128, 256};
+  std::vector<std::string> precisions{"fp16", "tf32"};
+  Options options;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// The matrix of the group being benchmarked, with its inspection (cached).
+struct LoadedMatrix {
+  std::string name;
+  impl::HostCrs A;
+  impl::Inspection inspection;
+  std::vector<double> slots;
+  double inspect_seconds = 0;
+};
+std::unique_ptr<LoadedMatrix> g_matrix;
+
+const LoadedMatrix& load(const bench::MatrixSource& src, const Options& options, int index, int count) {
+  if (g_matrix && g_matrix->name == src.name) return *g_matrix;
+  g_matrix.reset();
+  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << ": loading" << std::flush;
+  auto m = std::make_unique<LoadedMatrix>();
+  m->name = src.name;
+  m->A = src.load();
+  std::cerr << ", " << m->A.nnz() << " nnz, inspecting" << std::flush;
+  Kokkos::Timer timer;
+  m->inspection = impl::inspect(m->A, options, "benchmark");
+  m->inspect_seconds = timer.seconds();
+  m->slots = impl::scatter_values(m->inspection.pattern, m->A.values);
+  std::cerr << " (" << 1e3 * m->inspect_seconds << " ms)\n";
+  g_matrix = std::move(m);
+  return *g_matrix;
+}
+
+template <class T>
+T to_element(double v) {
+  return static_cast<T>(v);
+}
+template <>
+__half to_element<__half>(double v) {
+  return __float2half(static_cast<float>(v));
+}
+double to_double(float v) { return v; }
+double to_double(__half v) { return __half2float(v); }
+
+/// Operands of one (matrix, precision, n) group, shared by its benchmarks.
+template <class T>
+struct Group {
+  std::string key;
+  std::vector<T> values;
+  std::unique_ptr<bench::RotatingOperands<T, T>> operands;
+  std::unique_ptr<cuda::SpmmPlan<T>> plan;
+  std::vector<T> expected;  ///< C from the first cuSPARSE algorithm that runs
+  double best_cusparse_seconds = 0;
+  std::string best_cusparse;
+};
+template <class T>
+std::unique_ptr<Group<T>> g_group;
+
+template <class T>
+Group<T>& group(const LoadedMatrix& m, int n) {
+  const std::string key = m.name + "/" + std::to_string(n);
+  if (g_group<T> && g_group<T>->key == key) return *g_group<T>;
+  g_group<T>.reset();
+  auto g = std::make_unique<Group<T>>();
+  g->key = key;
+  for (double v : m.A.values) g->values.push_back(to_element<T>(v));
+  std::vector<T> b(size_t(m.A.num_cols) * n);
+  uint64_t s = 12345;
+  for (T& x : b) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = to_element<T>(double((s >> 33) % 2001) / 1000.0 - 1.0);
+  }
+  g->operands = std::make_unique<bench::RotatingOperands<T, T>>(b, size_t(m.A.num_rows) * n);
+  g->plan = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(m.inspection.pattern, m.slots), nullptr);
+  g_group<T> = std::move(g);
+  return *g_group<T>;
+}
+
+cusparseHandle_t cusparse() {
+  static cusparseHandle_t h = [] {
+    cusparseHandle_t x;
+    RSH_CUSPARSE_CHECK(cusparseCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
+/// ||got - want|| / ||want|| over the whole C.
+template <class T>
+double relative_error(const std::vector<T>& got, const std::vector<T>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = to_double(got[i]), w = to_double(want[i]);
+    if (!std::isfinite(g)) return INFINITY;
+    num += (g - w) * (g - w);
+    den += w * w;
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+template <class T>
+void set_counters(benchmark::State& state, const LoadedMatrix& m, int n) {
+  const double nnz = double(m.A.nnz());
+  state.counters["nnz"] = nnz;
+  state.counters["m"] = double(m.A.num_rows);
+  state.counters["k"] = double(m.A.num_cols);
+  state.counters["n"] = n;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * nnz * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  const double bytes = nnz * (4 + sizeof(T)) + 4.0 * (m.A.num_rows + 1) + double(m.A.num_cols) * n * sizeof(T) +
+                       double(m.A.num_rows) * n * sizeof(T);
+  state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// Timed loop shared by all implementations; returns mean seconds per call.
+template <class T, class Run>
+double timed_loop(benchmark::State& state, Group<T>& g, Run&& run) {
+  bench::EventTimer timer;
+  double total = 0;
+  for (int w = 0; w < 3; ++w) run(g.operands->B[w % g.operands->B.size()].get(), g.operands->C[0].get());  // warm-up
+  for (auto _ : state) {
+    const int i = g.operands->advance();
+    timer.start(nullptr);
+    run(g.operands->B[i].get(), g.operands->C[i].get());
+    const double t = timer.stop_seconds(nullptr);
+    state.SetIterationTime(t);
+    total += t;
+  }
+  return state.iterations() ? total / double(state.iterations()) : 0;
+}
+
+template <class T>
+void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
+                    int n, int alg) {
+  const LoadedMatrix& m = load(src, cfg.options, index, count);
+  Group<T>& g = group<T>(m, n);
+  std::unique_ptr<bench::CusparseSpmm<T>> impl;
+  try {
+    impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, cusparse(), nullptr);
+    impl->run(g.operands->B[0].get(), g.operands->C[0].get(), nullptr);
+    RSH_CUDA_CHECK(cudaDeviceSynchronize());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const std::vector<T> got = g.operands->C[0].download();
+  if (g.expected.empty()) {
+    g.expected = got;
+  } else if (relative_error(got, g.expected) > (std::is_same<T, float>::value ? 1e-4 : 2e-2)) {
+    state.SkipWithError("cuSPARSE algorithms disagree");
+    return;
+  }
+  const double t = timed_loop(state, g, [&](const T* B, T* C) { impl->run(B, C, nullptr); });
+  if (g.best_cusparse_seconds == 0 || t < g.best_cusparse_seconds) {
+    g.best_cusparse_seconds = t;
+    g.best_cusparse = impl->name();
+  }
+  set_counters<T>(state, m, n);
+}
+
+template <class T>
+void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
+               int n) {
+  const LoadedMatrix& m = load(src, cfg.options, index, count);
+  Group<T>& g = group<T>(m, n);
+  auto run = [&](const T* B, T* C) { g.plan->spmm(1.f, B, n, 0.f, C, n, n, cuda::Layout::kRowMajor, nullptr); };
+  try {
+    RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(T)));  // NaN poison
+    run(g.operands->B[0].get(), g.operands->C[0].get());
+    RSH_CUDA_CHECK(cudaDeviceSynchronize());
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  if (!g.expected.empty()) {
+    const double err = relative_error(g.operands->C[0].download(), g.expected);
+    if (err > (std::is_same<T, float>::value ? 5e-3 : 2e-2)) {
+      state.SkipWithError(("rsh result differs from cuSPARSE: " + std::to_string(err)).c_str());
+      return;
+    }
+  }
+  const double t = timed_loop(state, g, run);
+  set_counters<T>(state, m, n);
+  const impl::FormatStats fs = impl::format_stats(m.inspection.pattern, sizeof(T));
+  state.counters["inspect_ms"] = 1e3 * m.inspect_seconds;
+  state.counters["nnz_per_tile"] = fs.mean_nnz_per_tile;
+  state.counters["tc_fraction"] = fs.tile_fraction;
+  if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
+  state.SetLabel("best cuSPARSE: " + g.best_cusparse);
+}
+
+template <class T>
+void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, int n,
+                    const std::string& prec) {
+  const std::string base = "spmm/" + src.name + "/" + prec + "/row/n=" + std::to_string(n) + "/";
+  for (int alg : {1, 2, 3})
+    benchmark::RegisterBenchmark((base + "cusparse_alg" + std::to_string(alg)).c_str(),
+                                 [=](benchmark::State& s) { bench_cusparse<T>(s, src, cfg, index, count, n, alg); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark((base + "rsh").c_str(),
+                               [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, n); })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+Config parse_flags(int& argc, char** argv) {
+  Config cfg;
+  if (const char* dir = std::getenv("RSH_MATRIX_DIR")) cfg.matrix_dir = dir;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) { return a.rfind(flag, 0) == 0 ? a.substr(std::strlen(flag)) : std::string(); };
+    if (!value("--rsh_matrices=").empty()) {
+      cfg.matrix_dir = value("--rsh_matrices=");
+    } else if (!value("--rsh_suite=").empty()) {
+      cfg.suites = split(value("--rsh_suite="));
+    } else if (!value("--rsh_match=").empty()) {
+      cfg.match.push_back(value("--rsh_match="));
+    } else if (!value("--rsh_n=").empty()) {
+      cfg.widths.clear();
+      for (const auto& s : split(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
+    } else if (!value("--rsh_prec=").empty()) {
+      cfg.precisions = split(value("--rsh_prec="));
+    } else if (!value("--rsh_partition=").empty()) {
+      const std::string p = value("--rsh_partition=");
+      cfg.options.partition = p == "tc" ? Partition::kTensorCoreOnly
+                              : p == "cuda" ? Partition::kCudaCoreOnly
+                                            : Partition::kRowStructured;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  return cfg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  static Config cfg = parse_flags(argc, argv);
+  static std::vector<bench::MatrixSource> sources;
+  for (const auto& suite : cfg.suites) {
+    const auto more = suite == "generated" ? bench::generated_matrices() : bench::shared_matrices(cfg.matrix_dir);
+    sources.insert(sources.end(), more.begin(), more.end());
+  }
+  if (!cfg.match.empty())
+    sources.erase(std::remove_if(sources.begin(), sources.end(),
+                                 [](const bench::MatrixSource& s) {
+                                   return std::none_of(cfg.match.begin(), cfg.match.end(), [&](const std::string& m) {
+                                     return s.name.find(m) != std::string::npos;
+                                   });
+                                 }),
+                  sources.end());
+  if (!cuda::device_available()) {
+    std::cerr << "no CUDA device: nothing to benchmark\n";
+    return 0;
+  }
+  const int count = static_cast<int>(sources.size());
+  for (int i = 0; i < count; ++i)
+    for (const auto& prec : cfg.precisions)
+      for (int n : cfg.widths) {
+        if (prec == "fp16") register_group<__half>(sources[i], cfg, i, count, n, prec);
+        if (prec == "tf32") register_group<float>(sources[i], cfg, i, count, n, prec);
+      }
+
+  cudaDeviceProp prop{};
+  RSH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  benchmark::AddCustomContext("gpu", prop.name);
+  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
+  benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
+  benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
+  benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

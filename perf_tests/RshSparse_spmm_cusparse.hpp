@@ -1,0 +1,90 @@
+#pragma once
+// cuSPARSE baseline: cusparseSpMM on CSR, row-major B and C, one algorithm
+// per instance (ALG1/ALG2/ALG3; the summary takes the best). FP16 runs A, B,
+// C in FP16 with FP32 compute; FP32 runs everything in FP32.
+#include <cusparse.h>
+
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "RshSparse_benchmark_cuda.hpp"
+#include "impl/RshSparse_HostCrs.hpp"
+
+namespace rsh {
+namespace bench {
+
+#define RSH_CUSPARSE_CHECK(call)                                                                     \
+  do {                                                                                               \
+    const cusparseStatus_t st_ = (call);                                                             \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                              \
+      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(st_));             \
+  } while (0)
+
+template <class T>
+constexpr cudaDataType cuda_type() {
+  return std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16F;
+}
+
+template <class T>
+class CusparseSpmm {
+ public:
+  /// Throws std::runtime_error when cuSPARSE does not support the algorithm here.
+  CusparseSpmm(const impl::HostCrs& A, const std::vector<T>& values, int n, int alg, cusparseHandle_t handle,
+               cudaStream_t stream)
+      : handle_(handle), m_(A.num_rows), k_(A.num_cols), n_(n), alg_(alg) {
+    std::vector<int> row_map(A.row_map.begin(), A.row_map.end());
+    row_map_ = DeviceArray<int>(row_map);
+    cols_ = DeviceArray<int>(A.entries);
+    vals_ = DeviceArray<T>(values);
+    RSH_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
+    RSH_CUSPARSE_CHECK(cusparseCreateCsr(&A_, m_, k_, A.nnz(), row_map_.get(), cols_.get(), vals_.get(),
+                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                         cuda_type<T>()));
+  }
+  ~CusparseSpmm() {
+    if (A_) cusparseDestroySpMat(A_);
+  }
+
+  std::string name() const { return "cusparse_alg" + std::to_string(alg_); }
+
+  /// C = A * B; buffers are bound per call (the rotating copies).
+  void run(const T* B, T* C, cudaStream_t stream) {
+    cusparseDnMatDescr_t b, c;
+    RSH_CUSPARSE_CHECK(cusparseCreateDnMat(&b, k_, n_, n_, const_cast<T*>(B), cuda_type<T>(), CUSPARSE_ORDER_ROW));
+    RSH_CUSPARSE_CHECK(cusparseCreateDnMat(&c, m_, n_, n_, C, cuda_type<T>(), CUSPARSE_ORDER_ROW));
+    const float alpha = 1.f, beta = 0.f;
+    const auto alg = algorithm();
+    if (!buffer_ready_) {
+      size_t bytes = 0;
+      RSH_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c,
+                                                 CUDA_R_32F, alg, &bytes));
+      buffer_ = DeviceArray<char>(bytes);
+      RSH_CUSPARSE_CHECK(cusparseSpMM_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c,
+                                                 CUDA_R_32F, alg, buffer_.get()));
+      buffer_ready_ = true;
+    }
+    RSH_CUSPARSE_CHECK(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                    &alpha, A_, b, &beta, c, CUDA_R_32F, alg, buffer_.get()));
+    cusparseDestroyDnMat(b);
+    cusparseDestroyDnMat(c);
+  }
+
+ private:
+  cusparseSpMMAlg_t algorithm() const {
+    return alg_ == 1 ? CUSPARSE_SPMM_CSR_ALG1 : alg_ == 2 ? CUSPARSE_SPMM_CSR_ALG2 : CUSPARSE_SPMM_CSR_ALG3;
+  }
+  cusparseHandle_t handle_;
+  int64_t m_, k_;
+  int n_, alg_;
+  DeviceArray<int> row_map_, cols_;
+  DeviceArray<T> vals_;
+  DeviceArray<char> buffer_;
+  bool buffer_ready_ = false;
+  cusparseSpMatDescr_t A_ = nullptr;
+};
+
+}  // namespace bench
+}  // namespace rsh

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Turns rsh_spmm_benchmark JSON into a Markdown table: per matrix, precision
+and N, the rsh time, the best cuSPARSE time and algorithm, the speedup, and
+rsh's GFLOP/s and GB/s; then the geometric-mean speedup per precision and N.
+Usage: bench_summary.py bench.json [more.json ...]"""
+import json
+import math
+import sys
+from collections import defaultdict
+
+
+def main(paths):
+    rows = defaultdict(dict)  # (matrix, prec, n) -> impl -> benchmark
+    context = {}
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        context = data.get("context", context)
+        for b in data["benchmarks"]:
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+                continue
+            if b.get("error_occurred"):
+                continue
+            name = b.get("run_name", b["name"])
+            parts = name.split("/")
+            impl, n, prec = parts[-1], int(parts[-2].split("=")[1]), parts[-4]
+            matrix = "/".join(parts[1:-4])
+            rows[(matrix, prec, n)][impl] = b
+    print(f"# rsh vs cuSPARSE SpMM\n\nGPU: {context.get('gpu', '?')}, CUDA runtime {context.get('cuda_runtime', '?')}, "
+          f"git {context.get('git_hash', '?')}, partition {context.get('partition', '?')}, date {context.get('date', '?')}\n")
+    print("| matrix | prec | N | nnz | rsh us | cuSPARSE best us | alg | speedup | rsh GFLOP/s | rsh GB/s | nnz/tile | TC frac |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    speedups = defaultdict(list)
+    for (matrix, prec, n), impls in sorted(rows.items()):
+        rsh = impls.get("rsh")
+        cus = {k: v for k, v in impls.items() if k.startswith("cusparse")}
+        if not rsh or not cus:
+            continue
+        alg, best = min(cus.items(), key=lambda kv: kv[1]["real_time"])
+        s = best["real_time"] / rsh["real_time"]
+        speedups[(prec, n)].append((s, matrix))
+        print(f"| {matrix} | {prec} | {n} | {int(rsh['nnz'])} | {rsh['real_time']:.2f} | {best['real_time']:.2f} | "
+              f"{alg.replace('cusparse_', '')} | {s:.2f} | {rsh['GFLOP/s']:.0f} | {rsh['GB/s']:.0f} | {rsh.get('nnz_per_tile', 0):.1f} | "
+              f"{rsh.get('tc_fraction', 0):.2f} |")
+    print("\n| prec | N | matrices | geomean speedup | min | below 1x | below 0.8x |")
+    print("|---|---|---|---|---|---|---|")
+    for (prec, n), vals in sorted(speedups.items()):
+        g = math.exp(sum(math.log(s) for s, _ in vals) / len(vals))
+        worst = min(vals)
+        print(f"| {prec} | {n} | {len(vals)} | {g:.3f} | {worst[0]:.2f} ({worst[1]}) | "
+              f"{sum(1 for s, _ in vals if s < 1)} | {sum(1 for s, _ in vals if s < 0.8)} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

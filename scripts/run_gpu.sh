@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs on a GPU node from the repository root, over the staged .device/ of
+# scripts/stage_device.sh: GPU unit tests, compute-sanitizer memcheck on
+# them and racecheck on a small case, then a benchmark subset. Logs and the
+# benchmark JSON go to the folder given as first argument.
+# Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all] [benchmark args...]
+set -uo pipefail
+out=${1:?output folder}; what=${2:-all}; shift $(( $# >= 2 ? 2 : 1 ))
+mkdir -p "$out"
+dev=.device
+export RSH_MATRIX_DIR=$PWD/$dev/matrices
+status=0
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+if [[ $what == tests || $what == all ]]; then
+  echo "== GPU unit tests"
+  $dev/bin/rsh_cuda_tests --gtest_brief=1 2>&1 | tee "$out/gpu_tests.log" | tail -5 || status=1
+fi
+if [[ $what == sanitize || $what == all ]]; then
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  echo "== compute-sanitizer memcheck ($sanitizer)"
+  "$sanitizer" --tool memcheck --error-exitcode 3 $dev/bin/rsh_cuda_tests --gtest_brief=1 \
+    --gtest_filter='*EdgeCases*:*AlphaBeta*:*RejectsBadSizes*' > "$out/memcheck.log" 2>&1 || status=1
+  tail -3 "$out/memcheck.log"
+  echo "== compute-sanitizer racecheck (small case)"
+  "$sanitizer" --tool racecheck --error-exitcode 3 $dev/bin/rsh_cuda_tests --gtest_brief=1 \
+    --gtest_filter='CudaSpmm/1.EdgeCases' > "$out/racecheck.log" 2>&1 || status=1
+  tail -3 "$out/racecheck.log"
+fi
+if [[ $what == bench || $what == all ]]; then
+  echo "== benchmark $*"
+  $dev/bin/rsh_spmm_benchmark --benchmark_out="$out/bench.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.05 "$@" > "$out/bench.log" 2> "$out/bench.err" || status=1
+  tail -3 "$out/bench.err"
+  python3 scripts/bench_summary.py "$out/bench.json" | tee "$out/summary.md" | tail -40
+fi
+exit $status

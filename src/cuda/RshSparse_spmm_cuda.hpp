@@ -1,0 +1,98 @@
+#pragma once
+// Raw-pointer CUDA backend of rsh::spmm: device pointers and a stream, no
+// Kokkos. What the Kokkos::Cuda specialisation, the GPU tests, the
+// benchmarks and non-Kokkos callers (e.g. a PyTorch extension) use.
+//
+//   rsh::cuda::HostFormat f = ...;              // host arrays of a built RS-Tile (rsh::impl::inspect)
+//   rsh::cuda::SpmmPlan<__half> plan(f, stream);
+//   plan.spmm(alpha, dB, ldb, beta, dC, ldc, n, rsh::cuda::Layout::kRowMajor, stream);
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace rsh {
+namespace cuda {
+
+/// Throws std::runtime_error naming the call, file:line and the CUDA error.
+#define RSH_CUDA_CHECK(call)                                                                                  \
+  do {                                                                                                        \
+    const cudaError_t rsh_err_ = (call);                                                                      \
+    if (rsh_err_ != cudaSuccess)                                                                              \
+      throw std::runtime_error(std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + \
+                               ": " + cudaGetErrorString(rsh_err_));                                          \
+  } while (0)
+
+/// Storage order of the dense B and C.
+enum class Layout {
+  kRowMajor,  ///< element (i, j) at ptr[i * ld + j]  (Kokkos::LayoutRight)
+  kColMajor,  ///< element (i, j) at ptr[j * ld + i]  (Kokkos::LayoutLeft)
+};
+
+/// A built RS-Tile + residual + schedule as HOST arrays (see
+/// rsh::impl::RsTilePattern for the meaning of each). Counts are given
+/// explicitly; every pointer is a host buffer of the stated length.
+struct HostFormat {
+  int num_rows = 0, num_cols = 0;
+  int num_windows = 0;
+  const int* window_rows = nullptr;         ///< 8 * num_windows
+  int num_tiles = 0;
+  const int* tile_cols = nullptr;           ///< 8 * num_tiles (-1 = padding)
+  const uint64_t* tile_bitmap = nullptr;    ///< num_tiles
+  const int* tile_val_offset = nullptr;     ///< num_tiles + 1
+  int num_res_rows = 0;
+  const int* res_rows = nullptr;            ///< num_res_rows
+  const int* res_cols = nullptr;            ///< res nnz (values follow the tile values)
+  int res_nnz = 0;
+  int tc_num_items = 0, tc_num_unsplit = 0;
+  const int* tc_item_window = nullptr;      ///< tc_num_items each
+  const int* tc_item_tile_begin = nullptr;
+  const int* tc_item_tile_end = nullptr;
+  int res_num_items = 0, res_num_unsplit = 0;
+  const int* res_item_row = nullptr;        ///< res_num_items each
+  const int* res_item_begin = nullptr;
+  const int* res_item_end = nullptr;
+  int num_scale_rows = 0;
+  const int* scale_rows = nullptr;          ///< num_scale_rows
+  const double* values = nullptr;           ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
+};
+
+/// True when a CUDA device is present and usable.
+bool device_available();
+
+/// The format on the device, ready to multiply. Value type T of A and B:
+/// `float` (Tensor-Core tiles in TF32, residual in FP32) or `__half` (FP16
+/// operands, FP32 accumulation). Holds device memory; not copyable.
+template <class T>
+class SpmmPlan {
+ public:
+  SpmmPlan(const HostFormat& format, cudaStream_t stream);
+  ~SpmmPlan();
+  SpmmPlan(const SpmmPlan&) = delete;
+  SpmmPlan& operator=(const SpmmPlan&) = delete;
+
+  /// Replaces the values (same pattern): host buffer of tile + residual slots.
+  void update_values(const double* values, cudaStream_t stream);
+
+  /// C = alpha * A * B + beta * C. B: device buffer, num_cols x n; C: device
+  /// buffer, num_rows x n, of OutT = T or float; ld* = leading dimension in
+  /// elements (>= n row-major, >= rows col-major). beta == 0 ignores C's
+  /// contents. Asynchronous on `stream`; throws std::invalid_argument on bad
+  /// sizes and std::runtime_error on a CUDA error.
+  template <class OutT>
+  void spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
+            cudaStream_t stream) const;
+
+  int num_rows() const;
+  int num_cols() const;
+
+ private:
+  struct Device;
+  std::unique_ptr<Device> d_;
+};
+
+}  // namespace cuda
+}  // namespace rsh

@@ -1,0 +1,12 @@
+// FP16 operands (FP32 accumulation), FP16 or FP32 output.
+#include "cuda/RshSparse_spmm_cuda_plan.cuh"
+
+namespace rsh {
+namespace cuda {
+template class SpmmPlan<__half>;
+template void SpmmPlan<__half>::spmm<__half>(float, const __half*, int64_t, float, __half*, int64_t, int, Layout,
+                                            cudaStream_t) const;
+template void SpmmPlan<__half>::spmm<float>(float, const __half*, int64_t, float, float*, int64_t, int, Layout,
+                                           cudaStream_t) const;
+}  // namespace cuda
+}  // namespace rsh

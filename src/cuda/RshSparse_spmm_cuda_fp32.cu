@@ -1,0 +1,15 @@
+// FP32 operands: Tensor-Core tiles in TF32, residual in FP32.
+#include "cuda/RshSparse_spmm_cuda_plan.cuh"
+
+namespace rsh {
+namespace cuda {
+template class SpmmPlan<float>;
+template void SpmmPlan<float>::spmm<float>(float, const float*, int64_t, float, float*, int64_t, int, Layout,
+                                          cudaStream_t) const;
+
+bool device_available() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+}  // namespace cuda
+}  // namespace rsh

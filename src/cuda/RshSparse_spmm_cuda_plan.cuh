@@ -1,0 +1,178 @@
+#pragma once
+// SpmmPlan: device copies of the format and the host-side launcher. The host
+// sets everything up (strides, vectorisation, grid shapes); kernels only
+// execute. Included by one .cu per precision, which instantiates it.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/RshSparse_spmm_cuda.hpp"
+#include "cuda/RshSparse_spmm_residual_kernel.cuh"
+#include "cuda/RshSparse_spmm_tc_kernel.cuh"
+
+namespace rsh {
+namespace cuda {
+namespace detail {
+
+/// An owning device array (cudaMalloc / cudaFree), filled from a host buffer.
+template <class E>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  DeviceArray(const E* host, size_t count, cudaStream_t stream) { assign(host, count, stream); }
+  ~DeviceArray() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  void assign(const E* host, size_t count, cudaStream_t stream) {
+    if (count != count_) {
+      if (ptr_) RSH_CUDA_CHECK(cudaFree(ptr_));
+      ptr_ = nullptr;
+      count_ = count;
+      if (count) RSH_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(E)));
+    }
+    if (count) {
+      RSH_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, count * sizeof(E), cudaMemcpyHostToDevice, stream));
+      RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host buffer may be temporary
+    }
+  }
+  const E* get() const { return ptr_; }
+
+ private:
+  E* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+template <class T>
+T from_double(double v);
+template <>
+inline float from_double<float>(double v) { return static_cast<float>(v); }
+template <>
+inline __half from_double<__half>(double v) { return __float2half(static_cast<float>(v)); }
+
+/// Strided dense reference; 16-byte vectors only for aligned row-major data with n % 8 == 0.
+template <class E>
+DenseRef<E> dense_ref(E* ptr, int64_t ld, int n, Layout layout) {
+  const bool row_major = layout == Layout::kRowMajor;
+  const bool vec = row_major && n % 8 == 0 && (ld * int64_t(sizeof(E))) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
+  return DenseRef<E>{ptr, row_major ? ld : 1, row_major ? 1 : ld, n, vec};
+}
+
+inline void check_launch(const char* kernel) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw std::runtime_error(std::string("rsh::cuda::spmm: launch of ") + kernel + " failed: " +
+                             cudaGetErrorString(err));
+}
+
+}  // namespace detail
+
+template <class T>
+struct SpmmPlan<T>::Device {
+  int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_unsplit, num_scale_rows;
+  int tile_nnz, res_nnz;
+  detail::DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_rows, res_cols;
+  detail::DeviceArray<uint64_t> tile_bitmap;
+  detail::DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
+  detail::DeviceArray<int> res_item_row, res_item_begin, res_item_end, scale_rows;
+  detail::DeviceArray<T> values;  ///< tile values, then residual values
+};
+
+template <class T>
+SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device) {
+  if (f.num_rows < 0 || f.num_cols < 0 || f.num_tiles < 0 || f.res_nnz < 0)
+    throw std::invalid_argument("rsh::cuda::SpmmPlan: negative sizes in HostFormat");
+  Device& d = *d_;
+  d.num_rows = f.num_rows, d.num_cols = f.num_cols;
+  d.tc_num_items = f.tc_num_items, d.tc_num_unsplit = f.tc_num_unsplit;
+  d.res_num_items = f.res_num_items, d.res_num_unsplit = f.res_num_unsplit;
+  d.num_scale_rows = f.num_scale_rows;
+  d.tile_nnz = f.num_tiles ? f.tile_val_offset[f.num_tiles] : 0;
+  d.res_nnz = f.res_nnz;
+  d.window_rows.assign(f.window_rows, 8 * size_t(f.num_windows), stream);
+  d.tile_cols.assign(f.tile_cols, 8 * size_t(f.num_tiles), stream);
+  d.tile_bitmap.assign(f.tile_bitmap, f.num_tiles, stream);
+  d.tile_val_offset.assign(f.tile_val_offset, f.num_tiles ? f.num_tiles + 1 : 0, stream);
+  d.res_rows.assign(f.res_rows, f.num_res_rows, stream);
+  d.res_cols.assign(f.res_cols, f.res_nnz, stream);
+  d.tc_item_window.assign(f.tc_item_window, f.tc_num_items, stream);
+  d.tc_item_tile_begin.assign(f.tc_item_tile_begin, f.tc_num_items, stream);
+  d.tc_item_tile_end.assign(f.tc_item_tile_end, f.tc_num_items, stream);
+  d.res_item_row.assign(f.res_item_row, f.res_num_items, stream);
+  d.res_item_begin.assign(f.res_item_begin, f.res_num_items, stream);
+  d.res_item_end.assign(f.res_item_end, f.res_num_items, stream);
+  d.scale_rows.assign(f.scale_rows, f.num_scale_rows, stream);
+  update_values(f.values, stream);
+}
+
+template <class T>
+SpmmPlan<T>::~SpmmPlan() = default;
+
+template <class T>
+void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
+  const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
+  std::vector<T> converted(count);
+  for (size_t i = 0; i < count; ++i) converted[i] = detail::from_double<T>(values[i]);
+  d_->values.assign(converted.data(), count, stream);
+}
+
+template <class T>
+int SpmmPlan<T>::num_rows() const {
+  return d_->num_rows;
+}
+template <class T>
+int SpmmPlan<T>::num_cols() const {
+  return d_->num_cols;
+}
+
+template <class T>
+template <class OutT>
+void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n,
+                       Layout layout, cudaStream_t stream) const {
+  const Device& d = *d_;
+  const bool row_major = layout == Layout::kRowMajor;
+  if (n < 0 || ldb < (row_major ? n : d.num_cols) || ldc < (row_major ? n : d.num_rows) || ldb < 1 || ldc < 1)
+    throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + ", ldb = " + std::to_string(ldb) +
+                                ", ldc = " + std::to_string(ldc) + " invalid for A " + std::to_string(d.num_rows) +
+                                " x " + std::to_string(d.num_cols));
+  if (n == 0 || d.num_rows == 0) return;
+  if ((!B && d.num_cols > 0) || !C) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
+  const auto b_ref = detail::dense_ref<const T>(B, ldb, n, layout);
+  const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
+
+  if (d.num_scale_rows > 0) {
+    const int64_t total = int64_t(d.num_scale_rows) * n;
+    const int blocks = static_cast<int>(std::min<int64_t>((total + 255) / 256, 4096));
+    detail::scale_rows_kernel<OutT><<<blocks, 256, 0, stream>>>(d.scale_rows.get(), d.num_scale_rows, c_ref, beta);
+    detail::check_launch("scale_rows_kernel");
+  }
+  if (d.tc_num_items > 0) {
+    detail::TcParams<T, OutT> p{d.window_rows.get(), d.tile_cols.get(), d.tile_bitmap.get(), d.tile_val_offset.get(),
+                                d.values.get(), d.tc_item_window.get(), d.tc_item_tile_begin.get(),
+                                d.tc_item_tile_end.get(), d.tc_num_items, d.tc_num_unsplit,
+                                (n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures, b_ref, c_ref, alpha,
+                                beta};
+    const int64_t warps = int64_t(p.num_items) * p.slices;
+    const int64_t blocks = (warps + detail::kTcWarpsPerBlock - 1) / detail::kTcWarpsPerBlock;
+    detail::tc_spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), 32 * detail::kTcWarpsPerBlock, 0, stream>>>(p);
+    detail::check_launch("tc_spmm_kernel");
+  }
+  if (d.res_num_items > 0) {
+    int group = 4;
+    while (group < 32 && 8 * group < n) group *= 2;
+    detail::ResidualParams<T, OutT> p{d.res_rows.get(), d.res_cols.get(), d.values.get() + d.tile_nnz,
+                                      d.res_item_row.get(), d.res_item_begin.get(), d.res_item_end.get(),
+                                      d.res_num_items, d.res_num_unsplit, group, (n + 8 * group - 1) / (8 * group),
+                                      b_ref, c_ref, alpha, beta};
+    const int64_t threads = int64_t(p.num_items) * p.slices * group;
+    const int64_t blocks = (threads + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock;
+    detail::residual_spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
+    detail::check_launch("residual_spmm_kernel");
+  }
+}
+
+}  // namespace cuda
+}  // namespace rsh

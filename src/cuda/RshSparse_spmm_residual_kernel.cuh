@@ -1,0 +1,75 @@
+#pragma once
+// CUDA-core kernel of the CSR residual: a group of G lanes (G = 4..32, so
+// that G x 8 features cover n with little waste) computes one work item (a
+// residual row or a piece of one) for one slice of G x 8 features; each lane
+// owns 8 consecutive features (one 16-byte B load for FP16). Column ids and
+// values are loaded G at a time, one per lane, and broadcast with shuffles.
+#include <cstdint>
+
+#include "cuda/RshSparse_spmm_dense_access.cuh"
+
+namespace rsh {
+namespace cuda {
+namespace detail {
+
+constexpr int kResThreadsPerBlock = 128;
+
+template <class T, class OutT>
+struct ResidualParams {
+  const int* res_rows;
+  const int* res_cols;
+  const T* values;  ///< residual values (aligned with res_cols)
+  const int* item_row;
+  const int* item_begin;
+  const int* item_end;
+  int num_items, num_unsplit;
+  int group;   ///< lanes per item: 4, 8, 16 or 32
+  int slices;  ///< ceil(n / (8 * group))
+  DenseRef<const T> B;
+  DenseRef<OutT> C;
+  float alpha, beta;
+};
+
+template <class T, class OutT>
+__global__ void __launch_bounds__(kResThreadsPerBlock) residual_spmm_kernel(const ResidualParams<T, OutT> p) {
+  const int G = p.group;
+  const int lane = threadIdx.x % 32, lane_in_group = lane % G;
+  const int64_t group_id = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+  if (group_id >= int64_t(p.num_items) * p.slices) return;  // whole groups exit together
+  const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
+  const int item = static_cast<int>(group_id / p.slices);
+  const int f = static_cast<int>(group_id % p.slices) * 8 * G + 8 * lane_in_group;
+  const int k_begin = p.item_begin[item], k_end = p.item_end[item];
+
+  Frag8 acc = {};
+  for (int base = k_begin; base < k_end; base += G) {
+    const int k = base + lane_in_group;
+    const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
+    const float my_val = k < k_end ? to_float(p.values[k]) : 0.f;
+    const int count = min(G, k_end - base);
+#pragma unroll 4
+    for (int i = 0; i < count; ++i) {
+      const int col = __shfl_sync(mask, my_col, i, G);
+      const float a = __shfl_sync(mask, my_val, i, G);
+      RawRow8<T> b;
+      b.load(p.B, col, f);
+#pragma unroll
+      for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+    }
+  }
+  if (f < p.C.n) store_row8(p.C, p.res_rows[p.item_row[item]], f, acc, p.alpha, p.beta, item >= p.num_unsplit);
+}
+
+/// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros).
+template <class OutT>
+__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
+  const int64_t total = int64_t(num_rows) * C.n;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+    OutT& c = C.ptr[rows[i / C.n] * C.row_stride + (i % C.n) * C.col_stride];
+    c = from_float<OutT>(beta != 0.f ? beta * to_float(c) : 0.f);
+  }
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace rsh
