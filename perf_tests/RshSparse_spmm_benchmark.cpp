@@ -318,5 +318,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  // Cached Kokkos views must go before Kokkos::finalize (the ScopeGuard).
+  g_matrix.reset();
+  g_group<__half>.reset();
+  g_group<float>.reset();
   return 0;
 }

@@ -22,7 +22,7 @@ def main(paths):
             if b.get("error_occurred"):
                 continue
             name = b.get("run_name", b["name"])
-            parts = name.split("/")
+            parts = [p for p in name.split("/") if p != "manual_time"]
             impl, n, prec = parts[-1], int(parts[-2].split("=")[1]), parts[-4]
             matrix = "/".join(parts[1:-4])
             rows[(matrix, prec, n)][impl] = b

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs the build dependencies from Debian 12's packages (idempotent; run
+# as root). CUDA is optional: the toolkit at /usr/local/cuda is used if there.
+set -euo pipefail
+packages=(cmake g++ make python3 zlib1g-dev libgtest-dev libbenchmark-dev
+          libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev)
+missing=()
+for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
