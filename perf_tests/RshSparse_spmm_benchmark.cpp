@@ -9,7 +9,8 @@
 //   --rsh_match=STR      only matrices whose name contains STR (repeatable)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
-//   --rsh_partition=P    row|tc|cuda|auto (default row: Options' default partition)
+//   --rsh_partition=P    row|tc|cuda (default row: Options' default partition)
+//   --rsh_k=K            warps per Tensor-Core item (1, 2, 4; default: the planner's choice)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -35,6 +36,7 @@ struct Config {
   std::vector<int> widths{32, 64, 128, 256};
   std::vector<std::string> precisions{"fp16", "tf32"};
   Options options;
+  cuda::KernelConfig kernel;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -98,7 +100,7 @@ template <class T>
 std::unique_ptr<Group<T>> g_group;
 
 template <class T>
-Group<T>& group(const LoadedMatrix& m, int n) {
+Group<T>& group(const LoadedMatrix& m, int n, const Config& cfg) {
   const std::string key = m.name + "/" + std::to_string(n);
   if (g_group<T> && g_group<T>->key == key) return *g_group<T>;
   g_group<T>.reset();
@@ -113,6 +115,7 @@ Group<T>& group(const LoadedMatrix& m, int n) {
   }
   g->operands = std::make_unique<bench::RotatingOperands<T, T>>(b, size_t(m.A.num_rows) * n);
   g->plan = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(m.inspection.pattern, m.slots), nullptr);
+  g->plan->set_config(cfg.kernel);
   g_group<T> = std::move(g);
   return *g_group<T>;
 }
@@ -174,7 +177,7 @@ template <class T>
 void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
                     int n, int alg) {
   const LoadedMatrix& m = load(src, cfg.options, index, count);
-  Group<T>& g = group<T>(m, n);
+  Group<T>& g = group<T>(m, n, cfg);
   std::unique_ptr<bench::CusparseSpmm<T>> impl;
   try {
     impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, cusparse(), nullptr);
@@ -203,7 +206,7 @@ template <class T>
 void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
                int n) {
   const LoadedMatrix& m = load(src, cfg.options, index, count);
-  Group<T>& g = group<T>(m, n);
+  Group<T>& g = group<T>(m, n, cfg);
   auto run = [&](const T* B, T* C) { g.plan->spmm(1.f, B, n, 0.f, C, n, n, cuda::Layout::kRowMajor, nullptr); };
   try {
     RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(T)));  // NaN poison
@@ -263,6 +266,8 @@ Config parse_flags(int& argc, char** argv) {
       for (const auto& s : split(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
     } else if (!value("--rsh_prec=").empty()) {
       cfg.precisions = split(value("--rsh_prec="));
+    } else if (!value("--rsh_k=").empty()) {
+      cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
     } else if (!value("--rsh_partition=").empty()) {
       const std::string p = value("--rsh_partition=");
       cfg.options.partition = p == "tc" ? Partition::kTensorCoreOnly

@@ -57,6 +57,7 @@ struct Case {
   /// Non-negative A and B: for shapes where a column of C is one dot product,
   /// whose relative error under cancellation is unbounded in any precision.
   bool nonnegative = false;
+  int warps_per_item = 0;  ///< KernelConfig override (0: the planner's choice)
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -79,7 +80,8 @@ class CudaSpmmTest : public ::testing::Test {
 
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
-    SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
+    SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " n " +
+                 std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
                  " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
@@ -100,6 +102,7 @@ class CudaSpmmTest : public ::testing::Test {
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
+    plan.set_config({c.warps_per_item});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -140,7 +143,8 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
   for (rsh::Partition p : kPartitions)
     for (auto ab : {std::make_pair(1.0, 1.0), std::make_pair(2.5, -0.5), std::make_pair(0.5, 0.0)})
       for (int max_tiles : {1, 3, 64})
-        this->check(A, {40, ab.first, ab.second, this->options(p, max_tiles, 7), Layout::kRowMajor});
+        for (int k : {1, 2, 4})
+          this->check(A, {40, ab.first, ab.second, this->options(p, max_tiles, 7), Layout::kRowMajor, false, k});
 }
 
 TYPED_TEST(CudaSpmm, EdgeCases) {
@@ -155,7 +159,8 @@ TYPED_TEST(CudaSpmm, EdgeCases) {
     this->check(rsh::test::random_crs(70, 1, 1, s), {8, 1.0, 0.0, this->options(p), Layout::kRowMajor, true});
     this->check(rsh::test::random_crs(500, 40, 3, s), {24, 1.0, 0.0, this->options(p), Layout::kColMajor});
     for (int max_tiles : {2, 4})
-      this->check(exact_A, {64, 1.0, 0.0, this->options(p, max_tiles, 32), Layout::kRowMajor});
+      for (int k : {1, 4})
+        this->check(exact_A, {64, 1.0, 0.0, this->options(p, max_tiles, 32), Layout::kRowMajor, false, k});
   }
 }
 
@@ -180,6 +185,7 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   EXPECT_THROW(plan.spmm(1.f, buf.get(), 8, 0.f, buf.get(), 8, -1, Layout::kRowMajor, nullptr), std::invalid_argument);
   EXPECT_THROW(plan.spmm<float>(1.f, nullptr, 8, 0.f, buf.get(), 8, 8, Layout::kRowMajor, nullptr),
                std::invalid_argument);
+  EXPECT_THROW(plan.set_config({3}), std::invalid_argument);
 }
 
 }  // namespace

@@ -60,6 +60,11 @@ struct HostFormat {
   const double* values = nullptr;           ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
 };
 
+/// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
+struct KernelConfig {
+  int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2 or 4
+};
+
 /// True when a CUDA device is present and usable.
 bool device_available();
 
@@ -85,6 +90,9 @@ class SpmmPlan {
   template <class OutT>
   void spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
             cudaStream_t stream) const;
+
+  /// Overrides the planner's kernel choices (see KernelConfig).
+  void set_config(const KernelConfig& config);
 
   int num_rows() const;
   int num_cols() const;

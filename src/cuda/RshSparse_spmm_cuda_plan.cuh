@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
-#include "cuda/RshSparse_spmm_residual_kernel.cuh"
-#include "cuda/RshSparse_spmm_tc_kernel.cuh"
+#include "cuda/RshSparse_spmm_kernel.cuh"
 
 namespace rsh {
 namespace cuda {
@@ -73,7 +72,8 @@ inline void check_launch(const char* kernel) {
 template <class T>
 struct SpmmPlan<T>::Device {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_unsplit, num_scale_rows;
-  int tile_nnz, res_nnz;
+  int num_tiles, tile_nnz, res_nnz;
+  KernelConfig config;
   detail::DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_rows, res_cols;
   detail::DeviceArray<uint64_t> tile_bitmap;
   detail::DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
@@ -90,6 +90,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   d.tc_num_items = f.tc_num_items, d.tc_num_unsplit = f.tc_num_unsplit;
   d.res_num_items = f.res_num_items, d.res_num_unsplit = f.res_num_unsplit;
   d.num_scale_rows = f.num_scale_rows;
+  d.num_tiles = f.num_tiles;
   d.tile_nnz = f.num_tiles ? f.tile_val_offset[f.num_tiles] : 0;
   d.res_nnz = f.res_nnz;
   d.window_rows.assign(f.window_rows, 8 * size_t(f.num_windows), stream);
@@ -120,6 +121,15 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
 }
 
 template <class T>
+void SpmmPlan<T>::set_config(const KernelConfig& config) {
+  if (config.warps_per_item != 0 && config.warps_per_item != 1 && config.warps_per_item != 2 &&
+      config.warps_per_item != 4)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: warps_per_item = " +
+                                std::to_string(config.warps_per_item) + " not in {0, 1, 2, 4}");
+  d_->config = config;
+}
+
+template <class T>
 int SpmmPlan<T>::num_rows() const {
   return d_->num_rows;
 }
@@ -143,35 +153,50 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const auto b_ref = detail::dense_ref<const T>(B, ldb, n, layout);
   const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
 
-  if (d.num_scale_rows > 0) {
+  // Rows of split items must be scaled before any atomic adds into them:
+  // then all scale rows go to an earlier launch; else into the fused one.
+  const bool has_split = d.tc_num_unsplit < d.tc_num_items || d.res_num_unsplit < d.res_num_items;
+  if (has_split && d.num_scale_rows > 0) {
     const int64_t total = int64_t(d.num_scale_rows) * n;
     const int blocks = static_cast<int>(std::min<int64_t>((total + 255) / 256, 4096));
     detail::scale_rows_kernel<OutT><<<blocks, 256, 0, stream>>>(d.scale_rows.get(), d.num_scale_rows, c_ref, beta);
     detail::check_launch("scale_rows_kernel");
   }
-  if (d.tc_num_items > 0) {
-    detail::TcParams<T, OutT> p{d.window_rows.get(), d.tile_cols.get(), d.tile_bitmap.get(), d.tile_val_offset.get(),
-                                d.values.get(), d.tc_item_window.get(), d.tc_item_tile_begin.get(),
-                                d.tc_item_tile_end.get(), d.tc_num_items, d.tc_num_unsplit,
-                                (n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures, b_ref, c_ref, alpha,
-                                beta};
-    const int64_t warps = int64_t(p.num_items) * p.slices;
-    const int64_t blocks = (warps + detail::kTcWarpsPerBlock - 1) / detail::kTcWarpsPerBlock;
-    detail::tc_spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), 32 * detail::kTcWarpsPerBlock, 0, stream>>>(p);
-    detail::check_launch("tc_spmm_kernel");
-  }
-  if (d.res_num_items > 0) {
-    int group = 4;
-    while (group < 32 && 8 * group < n) group *= 2;
-    detail::ResidualParams<T, OutT> p{d.res_rows.get(), d.res_cols.get(), d.values.get() + d.tile_nnz,
-                                      d.res_item_row.get(), d.res_item_begin.get(), d.res_item_end.get(),
-                                      d.res_num_items, d.res_num_unsplit, group, (n + 8 * group - 1) / (8 * group),
-                                      b_ref, c_ref, alpha, beta};
-    const int64_t threads = int64_t(p.num_items) * p.slices * group;
-    const int64_t blocks = (threads + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock;
-    detail::residual_spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
-    detail::check_launch("residual_spmm_kernel");
-  }
+
+  detail::SpmmParams<T, OutT> p{};
+  // Tensor-Core part: K warps share an (item, slice) when there are too few
+  // tasks to fill the GPU (measured on the H100: K = 4 pays below ~4k tasks,
+  // K = 1 above ~16k; perf_tests/results).
+  const int64_t tasks = int64_t(d.tc_num_items) * ((n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures);
+  int K = d.config.warps_per_item;
+  if (K == 0) K = tasks * 4 <= 16384 ? 4 : tasks * 2 <= 16384 ? 2 : 1;
+  p.tc = detail::TcParams<T, OutT>{d.window_rows.get(), d.tile_cols.get(), d.tile_bitmap.get(),
+                                   d.tile_val_offset.get(), d.values.get(), d.tc_item_window.get(),
+                                   d.tc_item_tile_begin.get(), d.tc_item_tile_end.get(), d.tc_num_items,
+                                   d.tc_num_unsplit, (n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures,
+                                   K, b_ref, c_ref, alpha, beta};
+  const int64_t tc_tasks = int64_t(d.tc_num_items) * p.tc.slices;
+  const int tasks_per_block = detail::kTcWarpsPerBlock / K;
+  p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
+  // Residual part: groups of G lanes, G x 8 features >= n where possible.
+  int group = 4;
+  while (group < 32 && 8 * group < n) group *= 2;
+  p.res = detail::ResidualParams<T, OutT>{d.res_rows.get(), d.res_cols.get(), d.values.get() + d.tile_nnz,
+                                          d.res_item_row.get(), d.res_item_begin.get(), d.res_item_end.get(),
+                                          d.res_num_items, d.res_num_unsplit, group,
+                                          (n + 8 * group - 1) / (8 * group), b_ref, c_ref, alpha, beta};
+  const int64_t res_threads = int64_t(d.res_num_items) * p.res.slices * group;
+  p.res_blocks = (res_threads + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock;
+  // Rows nothing writes (empty rows), unless already scaled above.
+  p.scale_rows = d.scale_rows.get();
+  p.num_scale_rows = has_split ? 0 : d.num_scale_rows;
+  p.scale_blocks = std::min<int64_t>((int64_t(p.num_scale_rows) * n + detail::kResThreadsPerBlock - 1) /
+                                         detail::kResThreadsPerBlock, 1024);
+  const int64_t blocks = p.tc_blocks + p.res_blocks + p.scale_blocks;
+  if (blocks == 0) return;
+  if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
+  detail::spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
+  detail::check_launch("spmm_kernel");
 }
 
 }  // namespace cuda

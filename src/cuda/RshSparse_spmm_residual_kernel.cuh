@@ -1,5 +1,5 @@
 #pragma once
-// CUDA-core kernel of the CSR residual: a group of G lanes (G = 4..32, so
+// CUDA-core part of the CSR residual: a group of G lanes (G = 4..32, so
 // that G x 8 features cover n with little waste) computes one work item (a
 // residual row or a piece of one) for one slice of G x 8 features; each lane
 // owns 8 consecutive features (one 16-byte B load for FP16). Column ids and
@@ -30,11 +30,12 @@ struct ResidualParams {
   float alpha, beta;
 };
 
+/// One CTA's share of the residual work (kResThreadsPerBlock threads).
 template <class T, class OutT>
-__global__ void __launch_bounds__(kResThreadsPerBlock) residual_spmm_kernel(const ResidualParams<T, OutT> p) {
+__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
-  const int64_t group_id = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+  const int64_t group_id = (block * kResThreadsPerBlock + threadIdx.x) / G;
   if (group_id >= int64_t(p.num_items) * p.slices) return;  // whole groups exit together
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   const int item = static_cast<int>(group_id / p.slices);
@@ -60,14 +61,21 @@ __global__ void __launch_bounds__(kResThreadsPerBlock) residual_spmm_kernel(cons
   if (f < p.C.n) store_row8(p.C, p.res_rows[p.item_row[item]], f, acc, p.alpha, p.beta, item >= p.num_unsplit);
 }
 
-/// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros).
+/// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros),
+/// over `blocks` CTAs of `threads` threads starting at CTA `block`.
 template <class OutT>
-__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
+__device__ __forceinline__ void scale_rows_block(const int* rows, int num_rows, const DenseRef<OutT>& C, float beta,
+                                                 int64_t block, int64_t blocks, int threads) {
   const int64_t total = int64_t(num_rows) * C.n;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t i = block * threads + threadIdx.x; i < total; i += blocks * threads) {
     OutT& c = C.ptr[rows[i / C.n] * C.row_stride + (i % C.n) * C.col_stride];
     c = from_float<OutT>(beta != 0.f ? beta * to_float(c) : 0.f);
   }
+}
+
+template <class OutT>
+__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
+  scale_rows_block(rows, num_rows, C, beta, blockIdx.x, gridDim.x, blockDim.x);
 }
 
 }  // namespace detail

@@ -1,7 +1,7 @@
 #pragma once
-// Tensor-Core kernel of the RS-Tile part (RSH-SpMM Alg. 2, swap-and-transpose).
-// One warp computes one work item (a window or a piece of one) for one
-// 64-feature slice of B / C: per tile, 4 m16n8k8 MMAs. The next tile's
+// Tensor-Core part of the RS-Tile kernel (RSH-SpMM Alg. 2, swap-and-transpose).
+// A warp computes one work item (a window or a piece of one), or a 1/K share
+// of its tiles, for one 64-feature slice of B / C: per tile, 4 m16n8k8 MMAs. The next tile's
 // indices, bitmap, values and B rows are loaded into a second register set
 // while the current tile's MMAs run (register double buffering, Alg. 2's
 // fragB[2]); the FP32 accumulators stay in registers across the item and C
@@ -29,7 +29,8 @@ struct TcParams {
   const int* item_tile_begin;
   const int* item_tile_end;
   int num_items, num_unsplit;
-  int slices;  ///< ceil(n / 64)
+  int slices;          ///< ceil(n / 64)
+  int warps_per_item;  ///< K in {1, 2, 4}: warps sharing one (item, slice)
   DenseRef<const T> B;
   DenseRef<OutT> C;
   float alpha, beta;
@@ -56,30 +57,50 @@ struct LaneTile {
   }
 };
 
+/// One CTA's share of the Tensor-Core work: 4 warps; each (item, slice)
+/// task is taken by `warps_per_item` (K) warps that split its tiles
+/// round-robin and reduce through shared memory, so long windows use K
+/// warps without atomics. `smem` holds 4 x 16 x 32 floats.
 template <class T, class OutT>
-__global__ void __launch_bounds__(32 * kTcWarpsPerBlock) tc_spmm_kernel(const TcParams<T, OutT> p) {
-  // Preconditions: a warp owns (item, slice); a whole warp exits together.
-  const int lane = threadIdx.x % 32;
-  const int64_t warp = int64_t(blockIdx.x) * kTcWarpsPerBlock + threadIdx.x / 32;
-  if (warp >= int64_t(p.num_items) * p.slices) return;
-  const int item = static_cast<int>(warp / p.slices);
+__device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t block, float* smem) {
+  // Preconditions: K divides 4; K is uniform over the launch, so the barrier below is CTA-uniform.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int K = p.warps_per_item;
+  const int64_t task = block * (kTcWarpsPerBlock / K) + warp / K;
+  const int kk = warp % K;
+  const bool active = task < int64_t(p.num_items) * p.slices;
   const int g = lane / 4, q = lane % 4;
-  const int f = static_cast<int>(warp % p.slices) * kTcSliceFeatures + 8 * g;  // lane's first feature
-  const int t_begin = p.item_tile_begin[item], t_end = p.item_tile_end[item];
+  const int item = active ? static_cast<int>(task / p.slices) : 0;
+  const int f = active ? static_cast<int>(task % p.slices) * kTcSliceFeatures + 8 * g : 0;  // lane's first feature
 
   float acc[4][4] = {};  // (MMA j, fragment element): C^T(16 features x 8 rows) per MMA
-
-  // PREFETCH
-  LaneTile<T> cur;
-  if (t_begin < t_end) cur.load(p, t_begin, g, q, f);
-
-  // PIPELINED MAIN LOOP: load tile t+1 while tile t multiplies.
-  for (int t = t_begin; t < t_end; ++t) {
-    LaneTile<T> next;
-    if (t + 1 < t_end) next.load(p, t + 1, g, q, f);
-    MmaTraits<T>::mma(acc, cur.b_a, cur.b_b, cur.v_a, cur.v_b);
-    cur = next;
+  if (active) {
+    const int t_begin = p.item_tile_begin[item] + kk, t_end = p.item_tile_end[item];
+    // PREFETCH: two tiles in flight per warp (tiles t and t+K).
+    LaneTile<T> even, odd;
+    if (t_begin < t_end) even.load(p, t_begin, g, q, f);
+    if (t_begin + K < t_end) odd.load(p, t_begin + K, g, q, f);
+    // PIPELINED MAIN LOOP: while one tile multiplies, the next two are loading.
+    for (int t = t_begin; t < t_end; t += 2 * K) {
+      MmaTraits<T>::mma(acc, even.b_a, even.b_b, even.v_a, even.v_b);
+      if (t + 2 * K < t_end) even.load(p, t + 2 * K, g, q, f);
+      if (t + K >= t_end) break;
+      MmaTraits<T>::mma(acc, odd.b_a, odd.b_b, odd.v_a, odd.v_b);
+      if (t + 3 * K < t_end) odd.load(p, t + 3 * K, g, q, f);
+    }
   }
+
+  // Split-K reduction: smem (warp, element, lane), conflict-free.
+  if (K > 1) {
+#pragma unroll
+    for (int e = 0; e < 16; ++e) smem[(warp * 16 + e) * 32 + lane] = acc[e / 4][e % 4];
+    __syncthreads();
+    if (kk == 0)
+      for (int other = 1; other < K; ++other)
+#pragma unroll
+        for (int e = 0; e < 16; ++e) acc[e / 4][e % 4] += smem[((warp + other) * 16 + e) * 32 + lane];
+  }
+  if (!active || kk != 0 || f >= p.C.n) return;
 
   // Epilogue: lane holds rows 2q, 2q+1 of the window, features f .. f+7.
   Frag8 row0, row1;
@@ -88,7 +109,6 @@ __global__ void __launch_bounds__(32 * kTcWarpsPerBlock) tc_spmm_kernel(const Tc
     row0.v[2 * j] = acc[j][0], row0.v[2 * j + 1] = acc[j][2];
     row1.v[2 * j] = acc[j][1], row1.v[2 * j + 1] = acc[j][3];
   }
-  if (f >= p.C.n) return;
   const int w = p.item_window[item];
   const bool atomic = item >= p.num_unsplit;
   const int r0 = p.window_rows[8 * w + 2 * q], r1 = p.window_rows[8 * w + 2 * q + 1];
