@@ -2,6 +2,7 @@
 // Names: spmm/<matrix>/<fp16|tf32>/row/n=<n>/<impl>. Times are device
 // times per call (events), B/C rotated past L2; preprocessing is reported
 // separately (inspect_ms). Every implementation is verified before timing.
+// A's values are scaled into [-1, 1] (FP16 range); B is uniform in [-1, 1].
 //
 // Extra flags (before Google Benchmark's own):
 //   --rsh_matrices=DIR   shared matrix folder (MANIFEST.tsv); default $RSH_MATRIX_DIR
@@ -10,7 +11,8 @@
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
 //   --rsh_partition=P    row|tc|cuda (default row: Options' default partition)
-//   --rsh_k=K            warps per Tensor-Core item (1, 2, 4; default: the planner's choice)
+//   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
+//   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -64,6 +66,12 @@ const LoadedMatrix& load(const bench::MatrixSource& src, const Options& options,
   auto m = std::make_unique<LoadedMatrix>();
   m->name = src.name;
   m->A = src.load();
+  // Values scaled into [-1, 1]: FP16 would overflow on matrices such as
+  // ct2010 or bcsstk13; speed does not depend on the magnitudes.
+  double max_abs = 0;
+  for (double v : m->A.values) max_abs = std::max(max_abs, std::fabs(v));
+  if (max_abs > 0)
+    for (double& v : m->A.values) v /= max_abs;
   std::cerr << ", " << m->A.nnz() << " nnz, inspecting" << std::flush;
   Kokkos::Timer timer;
   m->inspection = impl::inspect(m->A, options, "benchmark");
@@ -266,6 +274,8 @@ Config parse_flags(int& argc, char** argv) {
       for (const auto& s : split(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
     } else if (!value("--rsh_prec=").empty()) {
       cfg.precisions = split(value("--rsh_prec="));
+    } else if (!value("--rsh_max_tiles=").empty()) {
+      cfg.options.max_tiles_per_item = std::stoi(value("--rsh_max_tiles="));
     } else if (!value("--rsh_k=").empty()) {
       cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
     } else if (!value("--rsh_partition=").empty()) {
@@ -320,6 +330,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
   benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
+  benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.max_tiles_per_item));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -143,7 +143,7 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
   for (rsh::Partition p : kPartitions)
     for (auto ab : {std::make_pair(1.0, 1.0), std::make_pair(2.5, -0.5), std::make_pair(0.5, 0.0)})
       for (int max_tiles : {1, 3, 64})
-        for (int k : {1, 2, 4})
+        for (int k : {1, 2, 8})
           this->check(A, {40, ab.first, ab.second, this->options(p, max_tiles, 7), Layout::kRowMajor, false, k});
 }
 
@@ -159,7 +159,7 @@ TYPED_TEST(CudaSpmm, EdgeCases) {
     this->check(rsh::test::random_crs(70, 1, 1, s), {8, 1.0, 0.0, this->options(p), Layout::kRowMajor, true});
     this->check(rsh::test::random_crs(500, 40, 3, s), {24, 1.0, 0.0, this->options(p), Layout::kColMajor});
     for (int max_tiles : {2, 4})
-      for (int k : {1, 4})
+      for (int k : {1, 4, 8})
         this->check(exact_A, {64, 1.0, 0.0, this->options(p, max_tiles, 32), Layout::kRowMajor, false, k});
   }
 }

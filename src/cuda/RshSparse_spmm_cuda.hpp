@@ -62,7 +62,7 @@ struct HostFormat {
 
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
 struct KernelConfig {
-  int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2 or 4
+  int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2, 4 or 8
 };
 
 /// True when a CUDA device is present and usable.

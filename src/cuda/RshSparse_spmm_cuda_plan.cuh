@@ -122,10 +122,10 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
 
 template <class T>
 void SpmmPlan<T>::set_config(const KernelConfig& config) {
-  if (config.warps_per_item != 0 && config.warps_per_item != 1 && config.warps_per_item != 2 &&
-      config.warps_per_item != 4)
-    throw std::invalid_argument("rsh::cuda::KernelConfig: warps_per_item = " +
-                                std::to_string(config.warps_per_item) + " not in {0, 1, 2, 4}");
+  const int k = config.warps_per_item;
+  if (k != 0 && k != 1 && k != 2 && k != 4 && k != 8)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: warps_per_item = " + std::to_string(k) +
+                                " not in {0, 1, 2, 4, 8}");
   d_->config = config;
 }
 
@@ -165,11 +165,16 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
 
   detail::SpmmParams<T, OutT> p{};
   // Tensor-Core part: K warps share an (item, slice) when there are too few
-  // tasks to fill the GPU (measured on the H100: K = 4 pays below ~4k tasks,
-  // K = 1 above ~16k; perf_tests/results).
+  // tasks to fill the GPU, but no more warps than an item has tiles
+  // (measured on the H100, perf_tests/results/h100_2026-11-22.md: K = 4 won
+  // at 500-700 tasks, K = 1 at 10k-16k tasks).
   const int64_t tasks = int64_t(d.tc_num_items) * ((n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures);
+  const int64_t mean_tiles = d.tc_num_items ? (int64_t(d.num_tiles) + d.tc_num_items - 1) / d.tc_num_items : 1;
   int K = d.config.warps_per_item;
-  if (K == 0) K = tasks * 4 <= 16384 ? 4 : tasks * 2 <= 16384 ? 2 : 1;
+  if (K == 0) {
+    K = 1;
+    while (K < detail::kTcWarpsPerBlock && 2 * K * tasks <= 16384 && K < mean_tiles) K *= 2;
+  }
   p.tc = detail::TcParams<T, OutT>{d.window_rows.get(), d.tile_cols.get(), d.tile_bitmap.get(),
                                    d.tile_val_offset.get(), d.values.get(), d.tc_item_window.get(),
                                    d.tc_item_tile_begin.get(), d.tc_item_tile_end.get(), d.tc_num_items,

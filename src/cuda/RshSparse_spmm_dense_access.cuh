@@ -76,6 +76,27 @@ struct RawRow8<float> {
   __device__ __forceinline__ float get(int i) const { return v[i]; }
 };
 
+/// C(row, f .. f+7) += v with 16-byte vector reductions (sm_90), one per
+/// 8 halves or 4 floats, instead of 8 scalar atomics.
+__device__ __forceinline__ void red_add8(float* c, const float (&v)[8]) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 4 * h), "f"(v[4 * h]),
+                 "f"(v[4 * h + 1]), "f"(v[4 * h + 2]), "f"(v[4 * h + 3])
+                 : "memory");
+}
+__device__ __forceinline__ void red_add8(__half* c, const float (&v)[8]) {
+  uint32_t w[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const __half2 h2 = __floats2half2_rn(v[2 * j], v[2 * j + 1]);
+    w[j] = *reinterpret_cast<const uint32_t*>(&h2);
+  }
+  asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+               "r"(w[3])
+               : "memory");
+}
+
 /// C(row, f .. f+7) = alpha * acc + beta * C (beta == 0: C not read), or,
 /// for split work, C += alpha * acc with atomics (C pre-scaled by beta).
 template <class OutT>
@@ -83,6 +104,14 @@ __device__ __forceinline__ void store_row8(const DenseRef<OutT>& C, int row, int
                                            float beta, bool atomic) {
   OutT* base = C.ptr + row * C.row_stride;
   if (atomic) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (C.vec && f + 8 <= C.n) {
+      float v[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) v[i] = alpha * acc.v[i];
+      return red_add8(base + f, v);
+    }
+#endif
     for (int i = 0; i < 8; ++i)
       if (f + i < C.n) atomicAdd(base + (f + i) * C.col_stride, from_float<OutT>(alpha * acc.v[i]));
     return;

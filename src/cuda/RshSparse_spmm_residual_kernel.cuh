@@ -12,7 +12,7 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-constexpr int kResThreadsPerBlock = 128;
+constexpr int kResThreadsPerBlock = 256;
 
 template <class T, class OutT>
 struct ResidualParams {

@@ -15,7 +15,7 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-constexpr int kTcWarpsPerBlock = 4;
+constexpr int kTcWarpsPerBlock = 8;
 constexpr int kTcSliceFeatures = 64;  ///< 8 lanes x 8 features; 4 MMAs of M = 16
 
 template <class T, class OutT>
@@ -30,7 +30,7 @@ struct TcParams {
   const int* item_tile_end;
   int num_items, num_unsplit;
   int slices;          ///< ceil(n / 64)
-  int warps_per_item;  ///< K in {1, 2, 4}: warps sharing one (item, slice)
+  int warps_per_item;  ///< K in {1, 2, 4, 8}: warps sharing one (item, slice)
   DenseRef<const T> B;
   DenseRef<OutT> C;
   float alpha, beta;
@@ -57,13 +57,13 @@ struct LaneTile {
   }
 };
 
-/// One CTA's share of the Tensor-Core work: 4 warps; each (item, slice)
+/// One CTA's share of the Tensor-Core work: 8 warps; each (item, slice)
 /// task is taken by `warps_per_item` (K) warps that split its tiles
 /// round-robin and reduce through shared memory, so long windows use K
-/// warps without atomics. `smem` holds 4 x 16 x 32 floats.
+/// warps without atomics. `smem` holds 8 x 16 x 32 floats.
 template <class T, class OutT>
 __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t block, float* smem) {
-  // Preconditions: K divides 4; K is uniform over the launch, so the barrier below is CTA-uniform.
+  // Preconditions: K divides 8; K is uniform over the launch, so the barrier below is CTA-uniform.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int K = p.warps_per_item;
   const int64_t task = block * (kTcWarpsPerBlock / K) + warp / K;
