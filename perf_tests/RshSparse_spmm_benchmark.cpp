@@ -25,12 +25,15 @@
 #include "RshSparse_benchmark_cuda.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_spmm_cusparse.hpp"
+#include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
 #include "impl/RshSparse_inspector.hpp"
 
 namespace {
 
 using namespace rsh;
+using cuda::to_double;
+using cuda::to_element;
 
 struct Config {
   std::string matrix_dir;
@@ -81,17 +84,6 @@ const LoadedMatrix& load(const bench::MatrixSource& src, const Options& options,
   g_matrix = std::move(m);
   return *g_matrix;
 }
-
-template <class T>
-T to_element(double v) {
-  return static_cast<T>(v);
-}
-template <>
-__half to_element<__half>(double v) {
-  return __float2half(static_cast<float>(v));
-}
-double to_double(float v) { return v; }
-double to_double(__half v) { return __half2float(v); }
 
 /// Operands of one (matrix, precision, n) group, shared by its benchmarks.
 template <class T>

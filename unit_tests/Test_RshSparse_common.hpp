@@ -10,10 +10,23 @@
 #include <string>
 #include <vector>
 
+#include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_HostCrs.hpp"
 
 namespace rsh {
 namespace test {
+
+const Partition kAllPartitions[] = {Partition::kRowStructured, Partition::kTensorCoreOnly,
+                                    Partition::kCudaCoreOnly};
+
+/// Options with a partition and (small, to force splits) work-item bounds.
+inline Options options(Partition p, int max_tiles = 64, int max_residual_nnz = 1024) {
+  Options o;
+  o.partition = p;
+  o.max_tiles_per_item = max_tiles;
+  o.max_residual_nnz_per_item = max_residual_nnz;
+  return o;
+}
 
 /// Fresh random seed per call (printed by the caller on failure).
 inline uint64_t fresh_seed() {

@@ -115,39 +115,31 @@ HostPattern check_invariants(const HostCrs& A, const rsh::Options& opt) {
   return ins.pattern;
 }
 
-rsh::Options with(rsh::Partition part, int max_tiles = 64, int max_res = 1024) {
-  rsh::Options o;
-  o.partition = part;
-  o.max_tiles_per_item = max_tiles;
-  o.max_residual_nnz_per_item = max_res;
-  return o;
-}
-
-const rsh::Partition kAll[] = {rsh::Partition::kRowStructured, rsh::Partition::kTensorCoreOnly,
-                               rsh::Partition::kCudaCoreOnly};
+using rsh::test::kAllPartitions;
+using rsh::test::options;
 
 TEST(RsTileBuilder, RandomMatricesEveryPartition) {
-  for (rsh::Partition part : kAll)
+  for (rsh::Partition part : kAllPartitions)
     for (bool clustered : {false, true}) {
       const uint64_t seed = rsh::test::fresh_seed();
       SCOPED_TRACE("seed " + std::to_string(seed) + " " + rsh::partition_name(part));
-      check_invariants(rsh::test::random_crs(203, 157, 12, seed, clustered), with(part, 3, 5));
+      check_invariants(rsh::test::random_crs(203, 157, 12, seed, clustered), options(part, 3, 5));
     }
 }
 
 TEST(RsTileBuilder, EdgeCases) {
-  for (rsh::Partition part : kAll) {
+  for (rsh::Partition part : kAllPartitions) {
     SCOPED_TRACE(rsh::partition_name(part));
-    check_invariants(rsh::impl::coo_to_crs(0, 0, {}), with(part));                                   // empty
-    check_invariants(rsh::impl::coo_to_crs(5, 9, {}), with(part));                                   // no nonzeros
-    check_invariants(rsh::impl::coo_to_crs(1, 1, {{0, 0, 2.0}}), with(part));                        // one entry
-    check_invariants(rsh::test::random_crs(30, 1, 1, 7), with(part));                                // one column
-    check_invariants(rsh::test::random_crs(1, 500, 500, 8), with(part, 4, 16));                      // one long row
-    check_invariants(rsh::test::random_crs(19, 400, 3, 9), with(part));                              // rectangular
+    check_invariants(rsh::impl::coo_to_crs(0, 0, {}), options(part));                                   // empty
+    check_invariants(rsh::impl::coo_to_crs(5, 9, {}), options(part));                                   // no nonzeros
+    check_invariants(rsh::impl::coo_to_crs(1, 1, {{0, 0, 2.0}}), options(part));                        // one entry
+    check_invariants(rsh::test::random_crs(30, 1, 1, 7), options(part));                                // one column
+    check_invariants(rsh::test::random_crs(1, 500, 500, 8), options(part, 4, 16));                      // one long row
+    check_invariants(rsh::test::random_crs(19, 400, 3, 9), options(part));                              // rectangular
     std::vector<rsh::impl::CooEntry> dense_row;
     for (int c = 0; c < 300; ++c) dense_row.push_back({5, c, 1.0 + c});
     dense_row.push_back({11, 3, 1.0});
-    check_invariants(rsh::impl::coo_to_crs(40, 300, dense_row), with(part, 5, 37));  // one dense row, empty rows
+    check_invariants(rsh::impl::coo_to_crs(40, 300, dense_row), options(part, 5, 37));  // one dense row, empty rows
   }
 }
 
@@ -159,19 +151,19 @@ TEST(RsTileBuilder, ExactMultiplesOfTheSplitSizes) {
   for (int r = 8; r < 16; ++r) coo.push_back({r, r - 8, 1.0});
   for (int c = 0; c < 128; ++c) coo.push_back({20, c, 1.0});
   const HostCrs A = rsh::impl::coo_to_crs(24, 128, coo);
-  const HostPattern p = check_invariants(A, with(rsh::Partition::kTensorCoreOnly, 2, 64));
+  const HostPattern p = check_invariants(A, options(rsh::Partition::kTensorCoreOnly, 2, 64));
   EXPECT_EQ(p.window_tile_offset(1) - p.window_tile_offset(0), 2);
   EXPECT_EQ(p.tc_num_unsplit, 2);                       // 2 tiles fit one item of 2; so does the 1-tile window
   EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);    // the 128-column window: 16 tiles in 8 pieces
-  const HostPattern q = check_invariants(A, with(rsh::Partition::kCudaCoreOnly, 2, 64));
+  const HostPattern q = check_invariants(A, options(rsh::Partition::kCudaCoreOnly, 2, 64));
   EXPECT_EQ(q.res_num_items() - q.res_num_unsplit, 2);  // the 128-long row: two pieces of 64
 }
 
 TEST(RsTileBuilder, AllTilesOrAllResidual) {
   const HostCrs A = rsh::test::random_crs(64, 64, 6, rsh::test::fresh_seed());
-  const HostPattern tc = check_invariants(A, with(rsh::Partition::kTensorCoreOnly));
+  const HostPattern tc = check_invariants(A, options(rsh::Partition::kTensorCoreOnly));
   EXPECT_EQ(tc.num_residual_rows(), 0);
-  const HostPattern cuda = check_invariants(A, with(rsh::Partition::kCudaCoreOnly));
+  const HostPattern cuda = check_invariants(A, options(rsh::Partition::kCudaCoreOnly));
   EXPECT_EQ(cuda.num_windows(), 0);
 }
 
@@ -184,7 +176,7 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
   coo.push_back({8, 99, 1.0});
   for (int r = 9; r < 17; ++r)
     for (int c = 20; c < 30; ++c) coo.push_back({r, c, 1.0});
-  const HostPattern p = check_invariants(rsh::impl::coo_to_crs(17, 100, coo), with(rsh::Partition::kRowStructured));
+  const HostPattern p = check_invariants(rsh::impl::coo_to_crs(17, 100, coo), options(rsh::Partition::kRowStructured));
   ASSERT_EQ(p.num_residual_rows(), 1);
   EXPECT_EQ(p.res_rows(0), 8);
   EXPECT_EQ(p.num_windows(), 2);
@@ -213,7 +205,7 @@ TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {
   A.row_map = {0, 4, 5};
   A.entries = {3, 1, 3, 0, 2};  // row 0 unsorted with a duplicate column 3
   A.values = {1.0, 2.0, 4.0, 8.0, 16.0};
-  for (rsh::Partition part : kAll) check_invariants(A, with(part));
+  for (rsh::Partition part : kAllPartitions) check_invariants(A, options(part));
 }
 
 }  // namespace

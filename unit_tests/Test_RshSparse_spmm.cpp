@@ -72,47 +72,37 @@ class SpmmTest : public ::testing::Test {
     EXPECT_LE(rsh::test::max_column_error(kk, [&](int64_t i, int64_t j) { return C(i, j); }), 10 * Cfg::tolerance());
   }
 
-  static rsh::Options options(rsh::Partition p, int max_tiles = 64, int max_res = 1024) {
-    rsh::Options o;
-    o.partition = p;
-    o.max_tiles_per_item = max_tiles;
-    o.max_residual_nnz_per_item = max_res;
-    return o;
-  }
 };
 
 using Configs = ::testing::Types<Config<float, Kokkos::LayoutRight>, Config<float, Kokkos::LayoutLeft>,
                                  Config<double, Kokkos::LayoutRight>, Config<double, Kokkos::LayoutLeft>>;
 TYPED_TEST_SUITE(SpmmTest, Configs);
 
-const rsh::Partition kPartitions[] = {rsh::Partition::kRowStructured, rsh::Partition::kTensorCoreOnly,
-                                      rsh::Partition::kCudaCoreOnly};
-
 TYPED_TEST(SpmmTest, RandomMatricesAllPartitionsAndWidths) {
   for (bool clustered : {false, true}) {
     const auto A = rsh::test::random_crs(131, 97, 14, rsh::test::fresh_seed(), clustered);
-    for (rsh::Partition p : kPartitions)
-      for (int n : {1, 7, 16, 33}) this->check(A, n, 1.0, 0.0, this->options(p));
+    for (rsh::Partition p : rsh::test::kAllPartitions)
+      for (int n : {1, 7, 16, 33}) this->check(A, n, 1.0, 0.0, rsh::test::options(p));
   }
 }
 
 TYPED_TEST(SpmmTest, AlphaBetaSemantics) {
   const auto A = rsh::test::random_crs(45, 60, 9, rsh::test::fresh_seed(), true);
-  for (rsh::Partition p : kPartitions)
+  for (rsh::Partition p : rsh::test::kAllPartitions)
     for (auto ab : {std::make_pair(1.0, 1.0), std::make_pair(2.5, -0.5), std::make_pair(0.0, 2.0),
                     std::make_pair(0.0, 0.0), std::make_pair(-1.0, 0.0)})
-      this->check(A, 5, ab.first, ab.second, this->options(p));
+      this->check(A, 5, ab.first, ab.second, rsh::test::options(p));
 }
 
 TYPED_TEST(SpmmTest, EdgeCaseShapes) {
   const uint64_t s = rsh::test::fresh_seed();
-  for (rsh::Partition p : kPartitions) {
-    this->check(rsh::impl::coo_to_crs(0, 0, {}), 3, 1.0, 0.0, this->options(p));     // empty matrix
-    this->check(rsh::impl::coo_to_crs(7, 5, {}), 3, 1.0, 0.5, this->options(p));     // no nonzeros
-    this->check(rsh::test::random_crs(1, 40, 40, s), 9, 1.0, 0.0, this->options(p));   // one row
-    this->check(rsh::test::random_crs(50, 1, 1, s), 4, 1.0, 0.0, this->options(p));    // one column
-    this->check(rsh::test::random_crs(23, 301, 6, s), 8, 1.5, 0.0, this->options(p));  // wide, non-square
-    this->check(rsh::test::random_crs(301, 23, 6, s), 8, 1.5, 0.0, this->options(p));  // tall, non-square
+  for (rsh::Partition p : rsh::test::kAllPartitions) {
+    this->check(rsh::impl::coo_to_crs(0, 0, {}), 3, 1.0, 0.0, rsh::test::options(p));     // empty matrix
+    this->check(rsh::impl::coo_to_crs(7, 5, {}), 3, 1.0, 0.5, rsh::test::options(p));     // no nonzeros
+    this->check(rsh::test::random_crs(1, 40, 40, s), 9, 1.0, 0.0, rsh::test::options(p));   // one row
+    this->check(rsh::test::random_crs(50, 1, 1, s), 4, 1.0, 0.0, rsh::test::options(p));    // one column
+    this->check(rsh::test::random_crs(23, 301, 6, s), 8, 1.5, 0.0, rsh::test::options(p));  // wide, non-square
+    this->check(rsh::test::random_crs(301, 23, 6, s), 8, 1.5, 0.0, rsh::test::options(p));  // tall, non-square
   }
 }
 
@@ -124,9 +114,9 @@ TYPED_TEST(SpmmTest, SplitWorkItemsAndExactMultiples) {
   for (int r = 8; r < 16; ++r)
     for (int c = 0; c < 32; c += 1 + r % 3) coo.push_back({r, 40 + c, 1.0 - 0.1 * r});
   const auto A = rsh::impl::coo_to_crs(20, 80, coo);
-  for (rsh::Partition p : kPartitions)
+  for (rsh::Partition p : rsh::test::kAllPartitions)
     for (int max_tiles : {1, 2, 4})
-      for (double beta : {0.0, 0.75}) this->check(A, 6, 1.25, beta, this->options(p, max_tiles, 16));
+      for (double beta : {0.0, 0.75}) this->check(A, 6, 1.25, beta, rsh::test::options(p, max_tiles, 16));
 }
 
 TYPED_TEST(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {
@@ -136,7 +126,7 @@ TYPED_TEST(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {
   A.row_map = {0, 4, 4, 6};
   A.entries = {4, 1, 4, 0, 2, 2};
   A.values = {1.0, 2.0, 3.0, 4.0, 5.0, -6.0};
-  for (rsh::Partition p : kPartitions) this->check(A, 3, 1.0, 0.0, this->options(p));
+  for (rsh::Partition p : rsh::test::kAllPartitions) this->check(A, 3, 1.0, 0.0, rsh::test::options(p));
 }
 
 TYPED_TEST(SpmmTest, HandleReuseValueUpdateAndPatternCheck) {

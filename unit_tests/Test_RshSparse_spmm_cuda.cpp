@@ -9,6 +9,7 @@
 #include "RshSparse_generators.hpp"
 #include "RshSparse_IOUtils.hpp"
 #include "Test_RshSparse_common.hpp"
+#include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
 #include "impl/RshSparse_inspector.hpp"
@@ -18,16 +19,7 @@ namespace {
 using rsh::cuda::Layout;
 using rsh::test::Dense;
 
-double to_double(float x) { return x; }
-double to_double(__half x) { return __half2float(x); }
-template <class T>
-T from_double(double x) {
-  return static_cast<T>(x);
-}
-template <>
-__half from_double<__half>(double x) {
-  return __float2half(static_cast<float>(x));
-}
+using rsh::cuda::to_double;
 
 template <class E>
 class DeviceBuffer {
@@ -64,9 +56,9 @@ struct Case {
 template <class E>
 std::vector<E> pack(const Dense& d, Layout layout, int64_t ld) {
   std::vector<E> out(static_cast<size_t>(layout == Layout::kRowMajor ? d.rows * ld : d.cols * ld),
-                     from_double<E>(0.0));
+                     rsh::cuda::to_element<E>(0.0));
   for (int64_t i = 0; i < d.rows; ++i)
-    for (int64_t j = 0; j < d.cols; ++j) out[layout == Layout::kRowMajor ? i * ld + j : j * ld + i] = from_double<E>(d(i, j));
+    for (int64_t j = 0; j < d.cols; ++j) out[layout == Layout::kRowMajor ? i * ld + j : j * ld + i] = rsh::cuda::to_element<E>(d(i, j));
   return out;
 }
 
@@ -86,18 +78,18 @@ class CudaSpmmTest : public ::testing::Test {
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
-    for (double& v : A_ref.values) v = to_double(from_double<T>(c.nonnegative ? std::fabs(v) : v));
+    for (double& v : A_ref.values) v = to_double(rsh::cuda::to_element<T>(c.nonnegative ? std::fabs(v) : v));
     Dense B = rsh::test::random_dense(A_in.num_cols, c.n, seed);
-    for (double& v : B.v) v = to_double(from_double<T>(c.nonnegative ? std::fabs(v) : v));
+    for (double& v : B.v) v = to_double(rsh::cuda::to_element<T>(c.nonnegative ? std::fabs(v) : v));
     Dense C0 = rsh::test::random_dense(A_in.num_rows, c.n, seed + 1);
-    for (double& v : C0.v) v = to_double(from_double<OutT>(v));
+    for (double& v : C0.v) v = to_double(rsh::cuda::to_element<OutT>(v));
     const Dense ref = rsh::test::reference_spmm(A_ref, B, c.alpha, c.beta, C0);
 
     const bool row = c.layout == Layout::kRowMajor;
     const int64_t ldb = (row ? c.n : A_in.num_cols) + 3, ldc = (row ? c.n : A_in.num_rows) + 5;  // padded
     DeviceBuffer<T> dB(pack<T>(B, c.layout, ldb));
     std::vector<OutT> hC = pack<OutT>(C0, c.layout, ldc);
-    if (c.beta == 0) std::fill(hC.begin(), hC.end(), from_double<OutT>(std::nan("")));  // must not be read
+    if (c.beta == 0) std::fill(hC.begin(), hC.end(), rsh::cuda::to_element<OutT>(std::nan("")));  // must not be read
     DeviceBuffer<OutT> dC(hC);
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
@@ -111,14 +103,6 @@ class CudaSpmmTest : public ::testing::Test {
       return to_double(got[row ? i * ldc + j : j * ldc + i]);
     }), tolerance());
   }
-
-  static rsh::Options options(rsh::Partition p, int max_tiles = 64, int max_res = 1024) {
-    rsh::Options o;
-    o.partition = p;
-    o.max_tiles_per_item = max_tiles;
-    o.max_residual_nnz_per_item = max_res;
-    return o;
-  }
 };
 
 template <class Pair>
@@ -126,25 +110,22 @@ class CudaSpmm : public CudaSpmmTest<typename Pair::first_type, typename Pair::s
 using Precisions = ::testing::Types<std::pair<float, float>, std::pair<__half, __half>, std::pair<__half, float>>;
 TYPED_TEST_SUITE(CudaSpmm, Precisions);
 
-const rsh::Partition kPartitions[] = {rsh::Partition::kRowStructured, rsh::Partition::kTensorCoreOnly,
-                                      rsh::Partition::kCudaCoreOnly};
-
 TYPED_TEST(CudaSpmm, RandomMatricesEveryWidthPartitionLayout) {
   for (bool clustered : {false, true}) {
     const auto A = rsh::test::random_crs(157, 133, 20, rsh::test::fresh_seed(), clustered);
-    for (rsh::Partition p : kPartitions)
+    for (rsh::Partition p : rsh::test::kAllPartitions)
       for (int n : {1, 7, 16, 33, 128, 256})
-        for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) this->check(A, {n, 1.0, 0.0, this->options(p), l});
+        for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) this->check(A, {n, 1.0, 0.0, rsh::test::options(p), l});
   }
 }
 
 TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
   const auto A = rsh::test::random_crs(96, 300, 90, rsh::test::fresh_seed(), true);
-  for (rsh::Partition p : kPartitions)
+  for (rsh::Partition p : rsh::test::kAllPartitions)
     for (auto ab : {std::make_pair(1.0, 1.0), std::make_pair(2.5, -0.5), std::make_pair(0.5, 0.0)})
       for (int max_tiles : {1, 3, 64})
         for (int k : {1, 2, 8})
-          this->check(A, {40, ab.first, ab.second, this->options(p, max_tiles, 7), Layout::kRowMajor, false, k});
+          this->check(A, {40, ab.first, ab.second, rsh::test::options(p, max_tiles, 7), Layout::kRowMajor, false, k});
 }
 
 TYPED_TEST(CudaSpmm, EdgeCases) {
@@ -153,25 +134,25 @@ TYPED_TEST(CudaSpmm, EdgeCases) {
   for (int c = 0; c < 32; ++c) exact.push_back({c % 8, c, 0.5});
   for (int c = 0; c < 64; ++c) exact.push_back({13, 2 * c, -0.25});
   const auto exact_A = rsh::impl::coo_to_crs(20, 128, exact);
-  for (rsh::Partition p : kPartitions) {
-    this->check(rsh::impl::coo_to_crs(9, 4, {}), {16, 1.0, 0.5, this->options(p), Layout::kRowMajor});  // no nnz
-    this->check(rsh::test::random_crs(1, 300, 300, s), {33, 1.0, 0.0, this->options(p, 4, 64), Layout::kRowMajor, true});
-    this->check(rsh::test::random_crs(70, 1, 1, s), {8, 1.0, 0.0, this->options(p), Layout::kRowMajor, true});
-    this->check(rsh::test::random_crs(500, 40, 3, s), {24, 1.0, 0.0, this->options(p), Layout::kColMajor});
+  for (rsh::Partition p : rsh::test::kAllPartitions) {
+    this->check(rsh::impl::coo_to_crs(9, 4, {}), {16, 1.0, 0.5, rsh::test::options(p), Layout::kRowMajor});  // no nnz
+    this->check(rsh::test::random_crs(1, 300, 300, s), {33, 1.0, 0.0, rsh::test::options(p, 4, 64), Layout::kRowMajor, true});
+    this->check(rsh::test::random_crs(70, 1, 1, s), {8, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor, true});
+    this->check(rsh::test::random_crs(500, 40, 3, s), {24, 1.0, 0.0, rsh::test::options(p), Layout::kColMajor});
     for (int max_tiles : {2, 4})
       for (int k : {1, 4, 8})
-        this->check(exact_A, {64, 1.0, 0.0, this->options(p, max_tiles, 32), Layout::kRowMajor, false, k});
+        this->check(exact_A, {64, 1.0, 0.0, rsh::test::options(p, max_tiles, 32), Layout::kRowMajor, false, k});
   }
 }
 
 TYPED_TEST(CudaSpmm, RealGraphsAndPowerLaw) {
   const auto rmat = rsh::generate_rmat<double>(12, 8, rsh::test::fresh_seed());
   const auto host = rsh::impl::to_host_crs(rmat.num_rows, rmat.num_cols, rmat.row_map, rmat.entries, rmat.values);
-  for (rsh::Partition p : kPartitions) this->check(host, {128, 1.0, 0.0, this->options(p), Layout::kRowMajor});
+  for (rsh::Partition p : rsh::test::kAllPartitions) this->check(host, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
   const std::string path = rsh::test::shared_matrix("gnn/cora.mtx.gz");
   if (path.empty()) return;
   const auto cora = rsh::impl::read_matrix_market_host(path);
-  for (rsh::Partition p : kPartitions) this->check(cora, {128, 1.0, 0.0, this->options(p), Layout::kRowMajor});
+  for (rsh::Partition p : rsh::test::kAllPartitions) this->check(cora, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
 }
 
 TEST(CudaSpmmArgs, RejectsBadSizes) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_kernel.cuh"
 
@@ -43,13 +44,6 @@ class DeviceArray {
   E* ptr_ = nullptr;
   size_t count_ = 0;
 };
-
-template <class T>
-T from_double(double v);
-template <>
-inline float from_double<float>(double v) { return static_cast<float>(v); }
-template <>
-inline __half from_double<__half>(double v) { return __float2half(static_cast<float>(v)); }
 
 /// Strided dense reference; 16-byte vectors only for aligned row-major data with n % 8 == 0.
 template <class E>
@@ -116,7 +110,7 @@ template <class T>
 void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
   const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
   std::vector<T> converted(count);
-  for (size_t i = 0; i < count; ++i) converted[i] = detail::from_double<T>(values[i]);
+  for (size_t i = 0; i < count; ++i) converted[i] = to_element<T>(values[i]);
   d_->values.assign(converted.data(), count, stream);
 }
 
