@@ -77,7 +77,9 @@ const LoadedMatrix& load(const bench::MatrixSource& src, const Options& options,
     for (double& v : m->A.values) v /= max_abs;
   std::cerr << ", " << m->A.nnz() << " nnz, inspecting" << std::flush;
   Kokkos::Timer timer;
-  m->inspection = impl::inspect(m->A, options, "benchmark");
+  Options verbose = options;
+  verbose.report_progress = m->A.nnz() >= 10000000;  // seconds of work: show the phases
+  m->inspection = impl::inspect(m->A, verbose, "benchmark");
   m->inspect_seconds = timer.seconds();
   m->slots = impl::scatter_values(m->inspection.pattern, m->A.values);
   std::cerr << " (" << 1e3 * m->inspect_seconds << " ms)\n";

@@ -29,6 +29,8 @@ struct Options {
   int max_tiles_per_item = 64;
   int max_residual_nnz_per_item = 1024;
   SpmmAlgorithm algorithm = SpmmAlgorithm::kDefault;
+  /// Report each inspector phase and its time on std::clog (large matrices take seconds).
+  bool report_progress = false;
 };
 
 inline const char* partition_name(Partition p) {

@@ -2,7 +2,9 @@
 // and edge-case matrices, for every partition.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <map>
+#include <sstream>
 #include <set>
 
 #include "RshSparse_spmm_options.hpp"
@@ -206,6 +208,25 @@ TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {
   A.entries = {3, 1, 3, 0, 2};  // row 0 unsorted with a duplicate column 3
   A.values = {1.0, 2.0, 4.0, 8.0, 16.0};
   for (rsh::Partition part : kAllPartitions) check_invariants(A, options(part));
+}
+
+}  // namespace
+
+namespace {
+
+TEST(RsTileBuilder, ReportsProgressWhenAsked) {
+  std::ostringstream log;
+  std::streambuf* old = std::clog.rdbuf(log.rdbuf());
+  rsh::Options opt;
+  opt.report_progress = true;
+  rsh::impl::inspect(rsh::test::random_crs(40, 40, 4, 1), opt, "test");
+  opt.report_progress = false;
+  const std::string reported = log.str();
+  rsh::impl::inspect(rsh::test::random_crs(40, 40, 4, 1), opt, "test");
+  std::clog.rdbuf(old);
+  for (const char* phase : {"validate + sort", "statistics", "partition", "RS-Tile build", "schedule"})
+    EXPECT_NE(reported.find(phase), std::string::npos) << phase;
+  EXPECT_EQ(log.str(), reported);  // silent by default
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "impl/RshSparse_inspector.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <iostream>
 #include <sstream>
 
 #include "impl/RshSparse_partition_impl.hpp"
@@ -30,22 +31,26 @@ uint64_t pattern_signature(const HostCrs& A) {
 Inspection inspect(HostCrs A, const Options& options, const char* who) {
   Inspection out;
   Kokkos::Timer timer;
+  // Ends a phase: stores its time, reports it when asked, restarts the clock.
+  auto phase = [&](const char* name, double& seconds) {
+    seconds = timer.seconds();
+    if (options.report_progress)
+      std::clog << "rsh: inspect " << A.num_rows << " x " << A.num_cols << " (" << A.nnz() << " nnz): " << name
+                << " done in " << 1e3 * seconds << " ms" << std::endl;
+    timer.reset();
+  };
   validate_crs(A, who);
   out.signature = pattern_signature(A);
   const std::vector<int64_t> source = sort_rows(A);
-  out.times.convert = timer.seconds();
-  timer.reset();
+  phase("validate + sort", out.times.convert);
   out.stats = compute_stats(A);
-  out.times.stats = timer.seconds();
-  timer.reset();
+  phase("statistics", out.times.stats);
   const RowPartition partition = partition_rows(A, options);
-  out.times.partition = timer.seconds();
-  timer.reset();
+  phase("partition", out.times.partition);
   out.pattern = build_rstile(A, partition, source);
-  out.times.build = timer.seconds();
-  timer.reset();
+  phase("RS-Tile build", out.times.build);
   build_schedule(out.pattern, options);
-  out.times.schedule = timer.seconds();
+  phase("schedule", out.times.schedule);
   return out;
 }
 
