@@ -162,7 +162,8 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   // tasks to fill the GPU, but no more warps than an item has tiles
   // (measured on the H100, perf_tests/results/h100_2026-11-22.md: K = 4 won
   // at 500-700 tasks, K = 1 at 10k-16k tasks).
-  const int64_t tasks = int64_t(d.tc_num_items) * ((n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures);
+  constexpr int kSlice = detail::tc_slice_features<T>();
+  const int64_t tasks = int64_t(d.tc_num_items) * ((n + kSlice - 1) / kSlice);
   const int64_t mean_tiles = d.tc_num_items ? (int64_t(d.num_tiles) + d.tc_num_items - 1) / d.tc_num_items : 1;
   int K = d.config.warps_per_item;
   if (K == 0) {
@@ -172,7 +173,7 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   p.tc = detail::TcParams<T, OutT>{d.window_rows.get(), d.tile_cols.get(), d.tile_bitmap.get(),
                                    d.tile_val_offset.get(), d.values.get(), d.tc_item_window.get(),
                                    d.tc_item_tile_begin.get(), d.tc_item_tile_end.get(), d.tc_num_items,
-                                   d.tc_num_unsplit, (n + detail::kTcSliceFeatures - 1) / detail::kTcSliceFeatures,
+                                   d.tc_num_unsplit, (n + kSlice - 1) / kSlice,
                                    K, b_ref, c_ref, alpha, beta};
   const int64_t tc_tasks = int64_t(d.tc_num_items) * p.tc.slices;
   const int tasks_per_block = detail::kTcWarpsPerBlock / K;

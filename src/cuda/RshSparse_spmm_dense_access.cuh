@@ -1,6 +1,6 @@
 #pragma once
-// Access to the dense B and C shared by both kernels: eight consecutive
-// features of one row, as one 16-byte vector where the layout allows it
+// Access to the dense B and C shared by both kernels: V consecutive
+// features of one row, as 16-byte vectors where the layout allows it
 // (row-major, aligned, in range) and element by element otherwise.
 #include <cuda_fp16.h>
 
@@ -19,9 +19,10 @@ struct DenseRef {
   bool vec;  ///< col_stride == 1, 16-byte aligned rows, n a multiple of 8
 };
 
-/// Eight features of one row in registers, as FP32 (the accumulator type).
-struct Frag8 {
-  float v[8];
+/// V features of one row in registers, as FP32 (the accumulator type).
+template <int V>
+struct Frag {
+  float v[V];
 };
 
 __device__ __forceinline__ float to_float(float x) { return x; }
@@ -33,103 +34,115 @@ __device__ __forceinline__ float from_float<float>(float x) { return x; }
 template <>
 __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
 
-/// Raw 16-byte loads of B: 8 halves (one uint4) or 8 floats (two float4).
-/// A row index < 0 (tile padding) or features past n read as zero.
-template <class T>
-struct RawRow8;
+/// V consecutive features of one row of B as raw 32-bit words (two halves or
+/// one float each), loaded with 16-byte vectors where the layout allows. A row
+/// index < 0 (tile padding) or features past n read as zero.
+template <class T, int V>
+struct RawRow {
+  static constexpr int kWords = V * int(sizeof(T)) / 4;
+  static constexpr int kChunks = V * int(sizeof(T)) / 16;
+  static_assert(kChunks >= 1 && V * sizeof(T) % 16 == 0, "rsh::spmm: a lane loads whole 16-byte vectors");
+  uint32_t w[kWords];
 
-template <>
-struct RawRow8<__half> {
-  uint32_t w[4];  ///< w[j] = features (2j, 2j+1), low half first
-  __device__ __forceinline__ void load(const DenseRef<const __half>& B, int row, int f) {
-    if (row >= 0 && B.vec && f + 8 <= B.n) {
-      const uint4 u = __ldg(reinterpret_cast<const uint4*>(B.ptr + row * B.row_stride + f));
-      w[0] = u.x, w[1] = u.y, w[2] = u.z, w[3] = u.w;
+  __device__ __forceinline__ void load(const DenseRef<const T>& B, int row, int f) {
+    if (row >= 0 && B.vec && f + V <= B.n) {
+      const uint4* src = reinterpret_cast<const uint4*>(B.ptr + row * B.row_stride + f);
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        const uint4 u = __ldg(src + c);
+        w[4 * c] = u.x, w[4 * c + 1] = u.y, w[4 * c + 2] = u.z, w[4 * c + 3] = u.w;
+      }
       return;
     }
-    for (int j = 0; j < 4; ++j) {
-      __half lo = __float2half(0.f), hi = __float2half(0.f);
-      if (row >= 0 && f + 2 * j < B.n) lo = B.ptr[row * B.row_stride + (f + 2 * j) * B.col_stride];
-      if (row >= 0 && f + 2 * j + 1 < B.n) hi = B.ptr[row * B.row_stride + (f + 2 * j + 1) * B.col_stride];
-      w[j] = uint32_t(__half_as_ushort(lo)) | (uint32_t(__half_as_ushort(hi)) << 16);
+    constexpr int kPerWord = 4 / int(sizeof(T));  // elements per 32-bit word
+#pragma unroll
+    for (int j = 0; j < kWords; ++j) {
+      uint32_t word = 0;
+#pragma unroll
+      for (int h = 0; h < kPerWord; ++h) {
+        const int i = j * kPerWord + h;
+        const T x = (row >= 0 && f + i < B.n) ? B.ptr[row * B.row_stride + (f + i) * B.col_stride] : from_float<T>(0.f);
+        word |= bits(x) << (16 * h);
+      }
+      w[j] = word;
     }
   }
   __device__ __forceinline__ float get(int i) const {
-    const unsigned short bits = static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff);
-    return __half2float(__ushort_as_half(bits));
-  }
-};
-
-template <>
-struct RawRow8<float> {
-  float v[8];
-  __device__ __forceinline__ void load(const DenseRef<const float>& B, int row, int f) {
-    if (row >= 0 && B.vec && f + 8 <= B.n) {
-      const float4* p = reinterpret_cast<const float4*>(B.ptr + row * B.row_stride + f);
-      const float4 a = __ldg(p), b = __ldg(p + 1);
-      v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
-      return;
+    if constexpr (sizeof(T) == 2) {
+      return __half2float(__ushort_as_half(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff)));
+    } else {
+      return __uint_as_float(w[i]);
     }
-    for (int i = 0; i < 8; ++i)
-      v[i] = (row >= 0 && f + i < B.n) ? B.ptr[row * B.row_stride + (f + i) * B.col_stride] : 0.f;
   }
-  __device__ __forceinline__ float get(int i) const { return v[i]; }
+
+ private:
+  __device__ __forceinline__ static uint32_t bits(__half x) { return __half_as_ushort(x); }
+  __device__ __forceinline__ static uint32_t bits(float x) { return __float_as_uint(x); }
 };
 
-/// C(row, f .. f+7) += v with 16-byte vector reductions (sm_90), one per
-/// 8 halves or 4 floats, instead of 8 scalar atomics.
-__device__ __forceinline__ void red_add8(float* c, const float (&v)[8]) {
+/// C(row, f .. f+V-1) += v with 16-byte vector reductions (sm_90): one per 4
+/// floats or 8 halves, instead of V scalar atomics.
+template <int V>
+__device__ __forceinline__ void red_add(float* c, const float (&v)[V]) {
 #pragma unroll
-  for (int h = 0; h < 2; ++h)
+  for (int h = 0; h < V / 4; ++h)
     asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 4 * h), "f"(v[4 * h]),
                  "f"(v[4 * h + 1]), "f"(v[4 * h + 2]), "f"(v[4 * h + 3])
                  : "memory");
 }
-__device__ __forceinline__ void red_add8(__half* c, const float (&v)[8]) {
-  uint32_t w[4];
+template <int V>
+__device__ __forceinline__ void red_add(__half* c, const float (&v)[V]) {
+  static_assert(V % 8 == 0, "rsh::spmm: half reductions go 8 halves at a time");
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const __half2 h2 = __floats2half2_rn(v[2 * j], v[2 * j + 1]);
-    w[j] = *reinterpret_cast<const uint32_t*>(&h2);
+  for (int h = 0; h < V / 8; ++h) {
+    uint32_t w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const __half2 h2 = __floats2half2_rn(v[8 * h + 2 * j], v[8 * h + 2 * j + 1]);
+      w[j] = *reinterpret_cast<const uint32_t*>(&h2);
+    }
+    asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 8 * h), "r"(w[0]), "r"(w[1]),
+                 "r"(w[2]), "r"(w[3])
+                 : "memory");
   }
-  asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c), "r"(w[0]), "r"(w[1]), "r"(w[2]),
-               "r"(w[3])
-               : "memory");
 }
 
-/// C(row, f .. f+7) = alpha * acc + beta * C (beta == 0: C not read), or,
+/// C(row, f .. f+V-1) = alpha * acc + beta * C (beta == 0: C not read), or,
 /// for split work, C += alpha * acc with atomics (C pre-scaled by beta).
-template <class OutT>
-__device__ __forceinline__ void store_row8(const DenseRef<OutT>& C, int row, int f, const Frag8& acc, float alpha,
-                                           float beta, bool atomic) {
+template <class OutT, int V>
+__device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int f, const Frag<V>& acc, float alpha,
+                                          float beta, bool atomic) {
+  static_assert(V * sizeof(OutT) % 16 == 0, "rsh::spmm: a lane stores whole 16-byte vectors");
   OutT* base = C.ptr + row * C.row_stride;
   if (atomic) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (C.vec && f + 8 <= C.n) {
-      float v[8];
+    if (C.vec && f + V <= C.n) {
+      float v[V];
 #pragma unroll
-      for (int i = 0; i < 8; ++i) v[i] = alpha * acc.v[i];
-      return red_add8(base + f, v);
+      for (int i = 0; i < V; ++i) v[i] = alpha * acc.v[i];
+      return red_add<V>(base + f, v);
     }
 #endif
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < V; ++i)
       if (f + i < C.n) atomicAdd(base + (f + i) * C.col_stride, from_float<OutT>(alpha * acc.v[i]));
     return;
   }
-  if (C.vec && f + 8 <= C.n) {
-    alignas(16) OutT out[8];
+  if (C.vec && f + V <= C.n) {
+    alignas(16) OutT out[V];
     if (beta != 0.f) {
       const OutT* old = base + f;
-      for (int i = 0; i < 8; ++i) out[i] = from_float<OutT>(alpha * acc.v[i] + beta * to_float(old[i]));
+#pragma unroll
+      for (int i = 0; i < V; ++i) out[i] = from_float<OutT>(alpha * acc.v[i] + beta * to_float(old[i]));
     } else {
-      for (int i = 0; i < 8; ++i) out[i] = from_float<OutT>(alpha * acc.v[i]);
+#pragma unroll
+      for (int i = 0; i < V; ++i) out[i] = from_float<OutT>(alpha * acc.v[i]);
     }
-    constexpr int kVecs = 8 * sizeof(OutT) / 16;  // 16-byte stores: 1 for half, 2 for float
-    for (int i = 0; i < kVecs; ++i)
+#pragma unroll
+    for (int i = 0; i < V * int(sizeof(OutT)) / 16; ++i)
       reinterpret_cast<uint4*>(base + f)[i] = reinterpret_cast<const uint4*>(out)[i];
     return;
   }
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < V; ++i) {
     if (f + i >= C.n) break;
     OutT& c = base[(f + i) * C.col_stride];
     c = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(c) : alpha * acc.v[i]);

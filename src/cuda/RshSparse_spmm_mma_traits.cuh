@@ -4,13 +4,14 @@
 // columns), its N operand the 8x8 sparse tile transposed (8 columns x 8
 // rows), the 16x8 accumulator is C^T for the window.
 //
-// Lane (g = lane / 4, q = lane % 4) owns, for every m16n8k8 fragment layout:
+// Lane (g = lane / 4, q = lane % 4) owns, for every m16n8k8 fragment layout,
+// with V = kLaneFeatures (8 for FP16, 4 for TF32; one 16-byte load either way):
 //   - sparse entries A(row g, col ca) and A(row g, col cb) (the MMA's b0, b1);
-//   - the B rows of columns ca and cb, features 8g .. 8g+7 of the warp's
-//     64-feature slice (one 16-byte load each for FP16);
-//   - outputs C(row 2q, 8g .. 8g+7) and C(row 2q+1, 8g .. 8g+7).
-// MMA j (0..3) maps its M index m = g to feature 8g+2j and m = g+8 to
-// feature 8g+2j+1, so each lane's loads and stores are contiguous.
+//   - the B rows of columns ca and cb, features Vg .. Vg+V-1 of the warp's
+//     8V-feature slice;
+//   - outputs C(row 2q, Vg .. Vg+V-1) and C(row 2q+1, Vg .. Vg+V-1).
+// MMA j (0 .. V/2-1) maps its M index m = g to feature Vg+2j and m = g+8 to
+// feature Vg+2j+1, so each lane's loads and stores are contiguous.
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -28,12 +29,13 @@ struct MmaTraits;
 /// A frag: a0a1 = (m=g, k=2q..2q+1), a2a3 = (m=g+8, k=2q..2q+1); B frag: (k=2q..2q+1, n=g).
 template <>
 struct MmaTraits<__half> {
+  static constexpr int kLaneFeatures = 8;
   __device__ __forceinline__ static int col_a(int q) { return 2 * q; }
   __device__ __forceinline__ static int col_b(int q) { return 2 * q + 1; }
 
   /// acc[j][0..3] += B^T(features of MMA j, cols ca,cb) * A(row g, cols ca,cb)^T.
-  __device__ __forceinline__ static void mma(float (&acc)[4][4], const RawRow8<__half>& ba,
-                                             const RawRow8<__half>& bb, __half va, __half vb) {
+  __device__ __forceinline__ static void mma(float (&acc)[4][4], const RawRow<__half, 8>& ba,
+                                             const RawRow<__half, 8>& bb, __half va, __half vb) {
     const uint32_t b0 = uint32_t(__half_as_ushort(va)) | (uint32_t(__half_as_ushort(vb)) << 16);
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -52,6 +54,7 @@ struct MmaTraits<__half> {
 /// A frag: a0 = (g, q), a1 = (g+8, q), a2 = (g, q+4), a3 = (g+8, q+4); B frag: b0 = (k=q, n=g), b1 = (k=q+4, n=g).
 template <>
 struct MmaTraits<float> {
+  static constexpr int kLaneFeatures = 4;  // 16 bytes: half the registers and twice the warps of 8
   __device__ __forceinline__ static int col_a(int q) { return q; }
   __device__ __forceinline__ static int col_b(int q) { return q + 4; }
 
@@ -61,13 +64,13 @@ struct MmaTraits<float> {
     return r;
   }
 
-  __device__ __forceinline__ static void mma(float (&acc)[4][4], const RawRow8<float>& ba, const RawRow8<float>& bb,
-                                             float va, float vb) {
+  __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba,
+                                             const RawRow<float, 4>& bb, float va, float vb) {
     const uint32_t b0 = tf32(va), b1 = tf32(vb);
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const uint32_t a0 = tf32(ba.v[2 * j]), a1 = tf32(ba.v[2 * j + 1]);
-      const uint32_t a2 = tf32(bb.v[2 * j]), a3 = tf32(bb.v[2 * j + 1]);
+    for (int j = 0; j < 2; ++j) {
+      const uint32_t a0 = tf32(ba.get(2 * j)), a1 = tf32(ba.get(2 * j + 1));
+      const uint32_t a2 = tf32(bb.get(2 * j)), a3 = tf32(bb.get(2 * j + 1));
       asm volatile(
           "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
           "{%0,%1,%2,%3};\n"

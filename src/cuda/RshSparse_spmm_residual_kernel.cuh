@@ -42,7 +42,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int f = static_cast<int>(group_id % p.slices) * 8 * G + 8 * lane_in_group;
   const int k_begin = p.item_begin[item], k_end = p.item_end[item];
 
-  Frag8 acc = {};
+  Frag<8> acc = {};
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
@@ -52,13 +52,13 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
     for (int i = 0; i < count; ++i) {
       const int col = __shfl_sync(mask, my_col, i, G);
       const float a = __shfl_sync(mask, my_val, i, G);
-      RawRow8<T> b;
+      RawRow<T, 8> b;
       b.load(p.B, col, f);
 #pragma unroll
       for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
     }
   }
-  if (f < p.C.n) store_row8(p.C, p.res_rows[p.item_row[item]], f, acc, p.alpha, p.beta, item >= p.num_unsplit);
+  if (f < p.C.n) store_row(p.C, p.res_rows[p.item_row[item]], f, acc, p.alpha, p.beta, item >= p.num_unsplit);
 }
 
 /// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros),

@@ -1,11 +1,13 @@
 #pragma once
 // Tensor-Core part of the RS-Tile kernel (RSH-SpMM Alg. 2, swap-and-transpose).
 // A warp computes one work item (a window or a piece of one), or a 1/K share
-// of its tiles, for one 64-feature slice of B / C: per tile, 4 m16n8k8 MMAs. The next tile's
-// indices, bitmap, values and B rows are loaded into a second register set
-// while the current tile's MMAs run (register double buffering, Alg. 2's
-// fragB[2]); the FP32 accumulators stay in registers across the item and C
-// rows are stored once, at their original row ids.
+// of its tiles, for one slice of B / C (64 features and 4 m16n8k8 MMAs per
+// tile for FP16; 32 features and 2 MMAs for TF32). The next two tiles'
+// indices, bitmaps, values and B rows load into two register sets while the
+// current tile's MMAs run (register double buffering, Alg. 2's fragB[2]; B
+// goes straight to registers, not through cp.async and shared memory); the
+// FP32 accumulators stay in registers across the item and C rows are stored
+// once, at their original row ids.
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_dense_access.cuh"
@@ -16,7 +18,12 @@ namespace cuda {
 namespace detail {
 
 constexpr int kTcWarpsPerBlock = 8;
-constexpr int kTcSliceFeatures = 64;  ///< 8 lanes x 8 features; 4 MMAs of M = 16
+/// Features of B / C one warp covers: 8 lane groups x V (64 for FP16 with 4
+/// MMAs of M = 16 per tile, 32 for TF32 with 2).
+template <class T>
+__host__ __device__ constexpr int tc_slice_features() {
+  return 8 * MmaTraits<T>::kLaneFeatures;
+}
 
 template <class T, class OutT>
 struct TcParams {
@@ -29,7 +36,7 @@ struct TcParams {
   const int* item_tile_begin;
   const int* item_tile_end;
   int num_items, num_unsplit;
-  int slices;          ///< ceil(n / 64)
+  int slices;          ///< ceil(n / tc_slice_features<T>())
   int warps_per_item;  ///< K in {1, 2, 4, 8}: warps sharing one (item, slice)
   DenseRef<const T> B;
   DenseRef<OutT> C;
@@ -39,7 +46,7 @@ struct TcParams {
 /// One sparse tile as one lane needs it: its two B rows and two A values.
 template <class T>
 struct LaneTile {
-  RawRow8<T> b_a, b_b;
+  RawRow<T, MmaTraits<T>::kLaneFeatures> b_a, b_b;
   T v_a, v_b;
 
   template <class P>
@@ -71,9 +78,10 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
   const bool active = task < int64_t(p.num_items) * p.slices;
   const int g = lane / 4, q = lane % 4;
   const int item = active ? static_cast<int>(task / p.slices) : 0;
-  const int f = active ? static_cast<int>(task % p.slices) * kTcSliceFeatures + 8 * g : 0;  // lane's first feature
+  constexpr int V = MmaTraits<T>::kLaneFeatures, J = V / 2;  // features per lane, MMAs per tile
+  const int f = active ? static_cast<int>(task % p.slices) * tc_slice_features<T>() + V * g : 0;  // lane's first
 
-  float acc[4][4] = {};  // (MMA j, fragment element): C^T(16 features x 8 rows) per MMA
+  float acc[J][4] = {};  // (MMA j, fragment element): C^T(16 features x 8 rows) per MMA
   if (active) {
     const int t_begin = p.item_tile_begin[item] + kk, t_end = p.item_tile_end[item];
     // PREFETCH: two tiles in flight per warp (tiles t and t+K).
@@ -93,27 +101,27 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
   // Split-K reduction: smem (warp, element, lane), conflict-free.
   if (K > 1) {
 #pragma unroll
-    for (int e = 0; e < 16; ++e) smem[(warp * 16 + e) * 32 + lane] = acc[e / 4][e % 4];
+    for (int e = 0; e < 4 * J; ++e) smem[(warp * 16 + e) * 32 + lane] = acc[e / 4][e % 4];
     __syncthreads();
     if (kk == 0)
       for (int other = 1; other < K; ++other)
 #pragma unroll
-        for (int e = 0; e < 16; ++e) acc[e / 4][e % 4] += smem[((warp + other) * 16 + e) * 32 + lane];
+        for (int e = 0; e < 4 * J; ++e) acc[e / 4][e % 4] += smem[((warp + other) * 16 + e) * 32 + lane];
   }
   if (!active || kk != 0 || f >= p.C.n) return;
 
-  // Epilogue: lane holds rows 2q, 2q+1 of the window, features f .. f+7.
-  Frag8 row0, row1;
+  // Epilogue: lane holds rows 2q, 2q+1 of the window, features f .. f+V-1.
+  Frag<V> row0, row1;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
+  for (int j = 0; j < J; ++j) {
     row0.v[2 * j] = acc[j][0], row0.v[2 * j + 1] = acc[j][2];
     row1.v[2 * j] = acc[j][1], row1.v[2 * j + 1] = acc[j][3];
   }
   const int w = p.item_window[item];
   const bool atomic = item >= p.num_unsplit;
   const int r0 = p.window_rows[8 * w + 2 * q], r1 = p.window_rows[8 * w + 2 * q + 1];
-  if (r0 >= 0) store_row8(p.C, r0, f, row0, p.alpha, p.beta, atomic);
-  if (r1 >= 0) store_row8(p.C, r1, f, row1, p.alpha, p.beta, atomic);
+  if (r0 >= 0) store_row(p.C, r0, f, row0, p.alpha, p.beta, atomic);
+  if (r1 >= 0) store_row(p.C, r1, f, row1, p.alpha, p.beta, atomic);
 }
 
 }  // namespace detail
