@@ -16,7 +16,9 @@ template <class E>
 class DeviceArray {
  public:
   DeviceArray() = default;
-  explicit DeviceArray(size_t count) : count_(count) { RSH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(count, 1) * sizeof(E))); }
+  explicit DeviceArray(size_t count) : count_(count) {
+    RSH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(count, 1) * sizeof(E)));
+  }
   DeviceArray(const std::vector<E>& host) : DeviceArray(host.size()) {
     RSH_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(E), cudaMemcpyHostToDevice));
   }
@@ -75,7 +77,8 @@ struct RotatingOperands {
   int next = 0;
   RotatingOperands(const std::vector<T>& b, size_t c_count) {
     const size_t bytes = b.size() * sizeof(T) + c_count * sizeof(OutT);
-    const size_t copies = std::min<size_t>(16, std::max<size_t>(1, (size_t(120) << 20) / std::max<size_t>(bytes, 1) + 1));
+    const size_t copies =
+        std::min<size_t>(16, std::max<size_t>(1, (size_t(120) << 20) / std::max<size_t>(bytes, 1) + 1));
     for (size_t i = 0; i < copies; ++i) {
       B.emplace_back(b);
       C.emplace_back(c_count);

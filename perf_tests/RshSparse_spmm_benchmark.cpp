@@ -151,8 +151,7 @@ void set_counters(benchmark::State& state, const LoadedMatrix& m, int n) {
   state.counters["m"] = double(m.A.num_rows);
   state.counters["k"] = double(m.A.num_cols);
   state.counters["n"] = n;
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * nnz * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * nnz * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   const double bytes = nnz * (4 + sizeof(T)) + 4.0 * (m.A.num_rows + 1) + double(m.A.num_cols) * n * sizeof(T) +
                        double(m.A.num_rows) * n * sizeof(T);
   state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -274,7 +273,7 @@ Config parse_flags(int& argc, char** argv) {
       cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
     } else if (!value("--rsh_partition=").empty()) {
       const std::string p = value("--rsh_partition=");
-      cfg.options.partition = p == "tc" ? Partition::kTensorCoreOnly
+      cfg.options.partition = p == "tc"     ? Partition::kTensorCoreOnly
                               : p == "cuda" ? Partition::kCudaCoreOnly
                                             : Partition::kRowStructured;
     } else {

@@ -14,11 +14,11 @@
 namespace rsh {
 namespace bench {
 
-#define RSH_CUSPARSE_CHECK(call)                                                                     \
-  do {                                                                                               \
-    const cusparseStatus_t st_ = (call);                                                             \
-    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                              \
-      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(st_));             \
+#define RSH_CUSPARSE_CHECK(call)                                                         \
+  do {                                                                                   \
+    const cusparseStatus_t st_ = (call);                                                 \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(st_)); \
   } while (0)
 
 template <class T>
@@ -58,16 +58,16 @@ class CusparseSpmm {
     if (!buffer_ready_) {
       size_t bytes = 0;
       RSH_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c,
-                                                 CUDA_R_32F, alg, &bytes));
+                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c, CUDA_R_32F,
+                                                 alg, &bytes));
       buffer_ = DeviceArray<char>(bytes);
       RSH_CUSPARSE_CHECK(cusparseSpMM_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c,
-                                                 CUDA_R_32F, alg, buffer_.get()));
+                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c, CUDA_R_32F,
+                                                 alg, buffer_.get()));
       buffer_ready_ = true;
     }
-    RSH_CUSPARSE_CHECK(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                    &alpha, A_, b, &beta, c, CUDA_R_32F, alg, buffer_.get()));
+    RSH_CUSPARSE_CHECK(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                    A_, b, &beta, c, CUDA_R_32F, alg, buffer_.get()));
     cusparseDestroyDnMat(b);
     cusparseDestroyDnMat(c);
   }

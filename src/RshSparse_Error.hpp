@@ -23,7 +23,7 @@ class FileFormatError : public std::runtime_error {
 }  // namespace rsh
 
 /// Throws std::invalid_argument with a message when cond is false (user errors).
-#define RSH_REQUIRE(cond, msg)                                      \
-  do {                                                              \
-    if (!(cond)) throw std::invalid_argument(std::string(msg));     \
+#define RSH_REQUIRE(cond, msg)                                  \
+  do {                                                          \
+    if (!(cond)) throw std::invalid_argument(std::string(msg)); \
   } while (0)

@@ -35,25 +35,21 @@ void check_spmm_args(Mode mode, const Matrix& A, const BView& B, const CView& C)
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename CView::memory_space>::accessible,
                 "rsh::spmm: B and C must be accessible from the execution space");
-  if (mode != Mode::kNoTranspose)
-    throw std::invalid_argument("rsh::spmm: mode \"T\" is not supported (only \"N\")");
+  if (mode != Mode::kNoTranspose) throw std::invalid_argument("rsh::spmm: mode \"T\" is not supported (only \"N\")");
   using Acc = MatrixAccess<Matrix>;
   const int64_t m = Acc::num_rows(A), k = Acc::num_cols(A);
-  if (static_cast<int64_t>(B.extent(0)) != k || static_cast<int64_t>(C.extent(0)) != m ||
-      B.extent(1) != C.extent(1))
-    throw std::invalid_argument("rsh::spmm: dimension mismatch: A is " + std::to_string(m) + " x " +
-                                std::to_string(k) + ", B is " + std::to_string(B.extent(0)) + " x " +
-                                std::to_string(B.extent(1)) + ", C is " + std::to_string(C.extent(0)) + " x " +
-                                std::to_string(C.extent(1)));
+  if (static_cast<int64_t>(B.extent(0)) != k || static_cast<int64_t>(C.extent(0)) != m || B.extent(1) != C.extent(1))
+    throw std::invalid_argument("rsh::spmm: dimension mismatch: A is " + std::to_string(m) + " x " + std::to_string(k) +
+                                ", B is " + std::to_string(B.extent(0)) + " x " + std::to_string(B.extent(1)) +
+                                ", C is " + std::to_string(C.extent(0)) + " x " + std::to_string(C.extent(1)));
 }
 
 }  // namespace impl
 
 /// Multiplies with an analysed handle (analysed on first use).
 template <class ExecSpace, class Scalar, class Device, class Matrix, class BView, class CView>
-void spmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, Mode mode,
-          typename CView::const_value_type alpha, const Matrix& A, const BView& B,
-          typename CView::const_value_type beta, const CView& C) {
+void spmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, Mode mode, typename CView::const_value_type alpha,
+          const Matrix& A, const BView& B, typename CView::const_value_type beta, const CView& C) {
   static_assert(std::is_same<typename CView::non_const_value_type, Scalar>::value,
                 "rsh::spmm: C's value type must be the handle's Scalar");
   RSH_REQUIRE(handle != nullptr, "rsh::spmm: null handle");

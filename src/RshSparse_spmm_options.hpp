@@ -35,9 +35,12 @@ struct Options {
 
 inline const char* partition_name(Partition p) {
   switch (p) {
-    case Partition::kRowStructured: return "RowStructured";
-    case Partition::kTensorCoreOnly: return "TensorCoreOnly";
-    case Partition::kCudaCoreOnly: return "CudaCoreOnly";
+    case Partition::kRowStructured:
+      return "RowStructured";
+    case Partition::kTensorCoreOnly:
+      return "TensorCoreOnly";
+    case Partition::kCudaCoreOnly:
+      return "CudaCoreOnly";
   }
   return "unknown";
 }

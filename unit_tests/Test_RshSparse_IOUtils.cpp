@@ -34,9 +34,10 @@ class MatrixMarketTest : public ::testing::Test {
 };
 
 TEST_F(MatrixMarketTest, GeneralRealWithDuplicatesAndUnsortedEntries) {
-  const auto A = rsh::read_matrix_market<double>(
-      write("g.mtx", "%%MatrixMarket matrix coordinate real general\n% comment\n3 4 5\n"
-                     "3 4 1.5\n1 2 -2e0\n1 2 0.5\n2 1 7\n1 1 1\n"));
+  const auto A =
+      rsh::read_matrix_market<double>(write("g.mtx",
+                                            "%%MatrixMarket matrix coordinate real general\n% comment\n3 4 5\n"
+                                            "3 4 1.5\n1 2 -2e0\n1 2 0.5\n2 1 7\n1 1 1\n"));
   ASSERT_EQ(A.num_rows, 3);
   ASSERT_EQ(A.num_cols, 4);
   ASSERT_EQ(A.nnz(), 4);  // the duplicate (1,2) is summed

@@ -35,7 +35,7 @@ TEST(Generators, RmatIsDeterministicSymmetricWithoutSelfLoops) {
 TEST(Generators, StencilBandedUniform) {
   const HostCrs S = rsh::impl::generate_stencil27_host(4, 5, 6);
   ASSERT_EQ(S.num_rows, 120);
-  EXPECT_EQ(S.row_map[1] - S.row_map[0], 8);                               // corner
+  EXPECT_EQ(S.row_map[1] - S.row_map[0], 8);                                           // corner
   EXPECT_EQ(S.row_map[(2 * 5 + 2) * 4 + 2 + 1] - S.row_map[(2 * 5 + 2) * 4 + 2], 27);  // interior
   const HostCrs B = rsh::impl::generate_banded_host(100, 3, 0.5, 1);
   for (int r = 0; r < 100; ++r) {

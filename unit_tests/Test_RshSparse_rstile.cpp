@@ -97,8 +97,8 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
     EXPECT_GE(p.tc_item_tile_begin(i), p.window_tile_offset(w));
     EXPECT_LE(p.tc_item_tile_end(i), p.window_tile_offset(w + 1));
     EXPECT_LE(p.tc_item_tile_end(i) - p.tc_item_tile_begin(i), opt.max_tiles_per_item);
-    const bool whole = p.tc_item_tile_begin(i) == p.window_tile_offset(w) &&
-                       p.tc_item_tile_end(i) == p.window_tile_offset(w + 1);
+    const bool whole =
+        p.tc_item_tile_begin(i) == p.window_tile_offset(w) && p.tc_item_tile_end(i) == p.window_tile_offset(w + 1);
     EXPECT_EQ(i < p.tc_num_unsplit, whole);
     for (int t = p.tc_item_tile_begin(i); t < p.tc_item_tile_end(i); ++t) ++tile_cover[t];
   }
@@ -132,12 +132,12 @@ TEST(RsTileBuilder, RandomMatricesEveryPartition) {
 TEST(RsTileBuilder, EdgeCases) {
   for (rsh::Partition part : kAllPartitions) {
     SCOPED_TRACE(rsh::partition_name(part));
-    check_invariants(rsh::impl::coo_to_crs(0, 0, {}), options(part));                                   // empty
-    check_invariants(rsh::impl::coo_to_crs(5, 9, {}), options(part));                                   // no nonzeros
-    check_invariants(rsh::impl::coo_to_crs(1, 1, {{0, 0, 2.0}}), options(part));                        // one entry
-    check_invariants(rsh::test::random_crs(30, 1, 1, 7), options(part));                                // one column
-    check_invariants(rsh::test::random_crs(1, 500, 500, 8), options(part, 4, 16));                      // one long row
-    check_invariants(rsh::test::random_crs(19, 400, 3, 9), options(part));                              // rectangular
+    check_invariants(rsh::impl::coo_to_crs(0, 0, {}), options(part));               // empty
+    check_invariants(rsh::impl::coo_to_crs(5, 9, {}), options(part));               // no nonzeros
+    check_invariants(rsh::impl::coo_to_crs(1, 1, {{0, 0, 2.0}}), options(part));    // one entry
+    check_invariants(rsh::test::random_crs(30, 1, 1, 7), options(part));            // one column
+    check_invariants(rsh::test::random_crs(1, 500, 500, 8), options(part, 4, 16));  // one long row
+    check_invariants(rsh::test::random_crs(19, 400, 3, 9), options(part));          // rectangular
     std::vector<rsh::impl::CooEntry> dense_row;
     for (int c = 0; c < 300; ++c) dense_row.push_back({5, c, 1.0 + c});
     dense_row.push_back({11, 3, 1.0});
@@ -155,8 +155,8 @@ TEST(RsTileBuilder, ExactMultiplesOfTheSplitSizes) {
   const HostCrs A = rsh::impl::coo_to_crs(24, 128, coo);
   const HostPattern p = check_invariants(A, options(rsh::Partition::kTensorCoreOnly, 2, 64));
   EXPECT_EQ(p.window_tile_offset(1) - p.window_tile_offset(0), 2);
-  EXPECT_EQ(p.tc_num_unsplit, 2);                       // 2 tiles fit one item of 2; so does the 1-tile window
-  EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);    // the 128-column window: 16 tiles in 8 pieces
+  EXPECT_EQ(p.tc_num_unsplit, 2);                     // 2 tiles fit one item of 2; so does the 1-tile window
+  EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);  // the 128-column window: 16 tiles in 8 pieces
   const HostPattern q = check_invariants(A, options(rsh::Partition::kCudaCoreOnly, 2, 64));
   EXPECT_EQ(q.res_num_items() - q.res_num_unsplit, 2);  // the 128-long row: two pieces of 64
 }

@@ -71,7 +71,6 @@ class SpmmTest : public ::testing::Test {
     const Dense kk = from_view(C_kk);
     EXPECT_LE(rsh::test::max_column_error(kk, [&](int64_t i, int64_t j) { return C(i, j); }), 10 * Cfg::tolerance());
   }
-
 };
 
 using Configs = ::testing::Types<Config<float, Kokkos::LayoutRight>, Config<float, Kokkos::LayoutLeft>,
@@ -97,8 +96,8 @@ TYPED_TEST(SpmmTest, AlphaBetaSemantics) {
 TYPED_TEST(SpmmTest, EdgeCaseShapes) {
   const uint64_t s = rsh::test::fresh_seed();
   for (rsh::Partition p : rsh::test::kAllPartitions) {
-    this->check(rsh::impl::coo_to_crs(0, 0, {}), 3, 1.0, 0.0, rsh::test::options(p));     // empty matrix
-    this->check(rsh::impl::coo_to_crs(7, 5, {}), 3, 1.0, 0.5, rsh::test::options(p));     // no nonzeros
+    this->check(rsh::impl::coo_to_crs(0, 0, {}), 3, 1.0, 0.0, rsh::test::options(p));       // empty matrix
+    this->check(rsh::impl::coo_to_crs(7, 5, {}), 3, 1.0, 0.5, rsh::test::options(p));       // no nonzeros
     this->check(rsh::test::random_crs(1, 40, 40, s), 9, 1.0, 0.0, rsh::test::options(p));   // one row
     this->check(rsh::test::random_crs(50, 1, 1, s), 4, 1.0, 0.0, rsh::test::options(p));    // one column
     this->check(rsh::test::random_crs(23, 301, 6, s), 8, 1.5, 0.0, rsh::test::options(p));  // wide, non-square

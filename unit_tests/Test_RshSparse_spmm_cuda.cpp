@@ -58,7 +58,8 @@ std::vector<E> pack(const Dense& d, Layout layout, int64_t ld) {
   std::vector<E> out(static_cast<size_t>(layout == Layout::kRowMajor ? d.rows * ld : d.cols * ld),
                      rsh::cuda::to_element<E>(0.0));
   for (int64_t i = 0; i < d.rows; ++i)
-    for (int64_t j = 0; j < d.cols; ++j) out[layout == Layout::kRowMajor ? i * ld + j : j * ld + i] = rsh::cuda::to_element<E>(d(i, j));
+    for (int64_t j = 0; j < d.cols; ++j)
+      out[layout == Layout::kRowMajor ? i * ld + j : j * ld + i] = rsh::cuda::to_element<E>(d(i, j));
   return out;
 }
 
@@ -73,8 +74,8 @@ class CudaSpmmTest : public ::testing::Test {
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " n " +
-                 std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
-                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
+                 std::to_string(c.n) + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
+                 rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -99,9 +100,9 @@ class CudaSpmmTest : public ::testing::Test {
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<OutT> got = dC.download();
-    EXPECT_LE(rsh::test::max_column_error(ref, [&](int64_t i, int64_t j) {
-      return to_double(got[row ? i * ldc + j : j * ldc + i]);
-    }), tolerance());
+    EXPECT_LE(rsh::test::max_column_error(
+                  ref, [&](int64_t i, int64_t j) { return to_double(got[row ? i * ldc + j : j * ldc + i]); }),
+              tolerance());
   }
 };
 
@@ -136,7 +137,8 @@ TYPED_TEST(CudaSpmm, EdgeCases) {
   const auto exact_A = rsh::impl::coo_to_crs(20, 128, exact);
   for (rsh::Partition p : rsh::test::kAllPartitions) {
     this->check(rsh::impl::coo_to_crs(9, 4, {}), {16, 1.0, 0.5, rsh::test::options(p), Layout::kRowMajor});  // no nnz
-    this->check(rsh::test::random_crs(1, 300, 300, s), {33, 1.0, 0.0, rsh::test::options(p, 4, 64), Layout::kRowMajor, true});
+    this->check(rsh::test::random_crs(1, 300, 300, s),
+                {33, 1.0, 0.0, rsh::test::options(p, 4, 64), Layout::kRowMajor, true});
     this->check(rsh::test::random_crs(70, 1, 1, s), {8, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor, true});
     this->check(rsh::test::random_crs(500, 40, 3, s), {24, 1.0, 0.0, rsh::test::options(p), Layout::kColMajor});
     for (int max_tiles : {2, 4})
@@ -148,11 +150,13 @@ TYPED_TEST(CudaSpmm, EdgeCases) {
 TYPED_TEST(CudaSpmm, RealGraphsAndPowerLaw) {
   const auto rmat = rsh::generate_rmat<double>(12, 8, rsh::test::fresh_seed());
   const auto host = rsh::impl::to_host_crs(rmat.num_rows, rmat.num_cols, rmat.row_map, rmat.entries, rmat.values);
-  for (rsh::Partition p : rsh::test::kAllPartitions) this->check(host, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
+  for (rsh::Partition p : rsh::test::kAllPartitions)
+    this->check(host, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
   const std::string path = rsh::test::shared_matrix("gnn/cora.mtx.gz");
   if (path.empty()) return;
   const auto cora = rsh::impl::read_matrix_market_host(path);
-  for (rsh::Partition p : rsh::test::kAllPartitions) this->check(cora, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
+  for (rsh::Partition p : rsh::test::kAllPartitions)
+    this->check(cora, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
 }
 
 TEST(CudaSpmmArgs, RejectsBadSizes) {

@@ -14,8 +14,12 @@ template <>
 inline __half to_element<__half>(double v) {
   return __float2half(static_cast<float>(v));
 }
-inline double to_double(float v) { return v; }
-inline double to_double(__half v) { return __half2float(v); }
+inline double to_double(float v) {
+  return v;
+}
+inline double to_double(__half v) {
+  return __half2float(v);
+}
 
 }  // namespace cuda
 }  // namespace rsh

@@ -18,12 +18,12 @@ namespace rsh {
 namespace cuda {
 
 /// Throws std::runtime_error naming the call, file:line and the CUDA error.
-#define RSH_CUDA_CHECK(call)                                                                                  \
-  do {                                                                                                        \
-    const cudaError_t rsh_err_ = (call);                                                                      \
-    if (rsh_err_ != cudaSuccess)                                                                              \
-      throw std::runtime_error(std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + \
-                               ": " + cudaGetErrorString(rsh_err_));                                          \
+#define RSH_CUDA_CHECK(call)                                                                                           \
+  do {                                                                                                                 \
+    const cudaError_t rsh_err_ = (call);                                                                               \
+    if (rsh_err_ != cudaSuccess)                                                                                       \
+      throw std::runtime_error(std::string(#call) + " failed at " + __FILE__ + ":" + std::to_string(__LINE__) + ": " + \
+                               cudaGetErrorString(rsh_err_));                                                          \
   } while (0)
 
 /// Storage order of the dense B and C.
@@ -38,26 +38,26 @@ enum class Layout {
 struct HostFormat {
   int num_rows = 0, num_cols = 0;
   int num_windows = 0;
-  const int* window_rows = nullptr;         ///< 8 * num_windows
+  const int* window_rows = nullptr;  ///< 8 * num_windows
   int num_tiles = 0;
-  const int* tile_cols = nullptr;           ///< 8 * num_tiles (-1 = padding)
-  const uint64_t* tile_bitmap = nullptr;    ///< num_tiles
-  const int* tile_val_offset = nullptr;     ///< num_tiles + 1
+  const int* tile_cols = nullptr;         ///< 8 * num_tiles (-1 = padding)
+  const uint64_t* tile_bitmap = nullptr;  ///< num_tiles
+  const int* tile_val_offset = nullptr;   ///< num_tiles + 1
   int num_res_rows = 0;
-  const int* res_rows = nullptr;            ///< num_res_rows
-  const int* res_cols = nullptr;            ///< res nnz (values follow the tile values)
+  const int* res_rows = nullptr;  ///< num_res_rows
+  const int* res_cols = nullptr;  ///< res nnz (values follow the tile values)
   int res_nnz = 0;
   int tc_num_items = 0, tc_num_unsplit = 0;
-  const int* tc_item_window = nullptr;      ///< tc_num_items each
+  const int* tc_item_window = nullptr;  ///< tc_num_items each
   const int* tc_item_tile_begin = nullptr;
   const int* tc_item_tile_end = nullptr;
   int res_num_items = 0, res_num_unsplit = 0;
-  const int* res_item_row = nullptr;        ///< res_num_items each
+  const int* res_item_row = nullptr;  ///< res_num_items each
   const int* res_item_begin = nullptr;
   const int* res_item_end = nullptr;
   int num_scale_rows = 0;
-  const int* scale_rows = nullptr;          ///< num_scale_rows
-  const double* values = nullptr;           ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
+  const int* scale_rows = nullptr;  ///< num_scale_rows
+  const double* values = nullptr;   ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
 };
 
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.

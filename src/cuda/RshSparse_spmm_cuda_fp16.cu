@@ -5,8 +5,8 @@ namespace rsh {
 namespace cuda {
 template class SpmmPlan<__half>;
 template void SpmmPlan<__half>::spmm<__half>(float, const __half*, int64_t, float, __half*, int64_t, int, Layout,
-                                            cudaStream_t) const;
+                                             cudaStream_t) const;
 template void SpmmPlan<__half>::spmm<float>(float, const __half*, int64_t, float, float*, int64_t, int, Layout,
-                                           cudaStream_t) const;
+                                            cudaStream_t) const;
 }  // namespace cuda
 }  // namespace rsh

@@ -5,7 +5,7 @@ namespace rsh {
 namespace cuda {
 template class SpmmPlan<float>;
 template void SpmmPlan<float>::spmm<float>(float, const float*, int64_t, float, float*, int64_t, int, Layout,
-                                          cudaStream_t) const;
+                                           cudaStream_t) const;
 
 bool device_available() {
   int count = 0;

@@ -49,16 +49,16 @@ class DeviceArray {
 template <class E>
 DenseRef<E> dense_ref(E* ptr, int64_t ld, int n, Layout layout) {
   const bool row_major = layout == Layout::kRowMajor;
-  const bool vec = row_major && n % 8 == 0 && (ld * int64_t(sizeof(E))) % 16 == 0 &&
-                   reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
+  const bool vec =
+      row_major && n % 8 == 0 && (ld * int64_t(sizeof(E))) % 16 == 0 && reinterpret_cast<uintptr_t>(ptr) % 16 == 0;
   return DenseRef<E>{ptr, row_major ? ld : 1, row_major ? 1 : ld, n, vec};
 }
 
 inline void check_launch(const char* kernel) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
-    throw std::runtime_error(std::string("rsh::cuda::spmm: launch of ") + kernel + " failed: " +
-                             cudaGetErrorString(err));
+    throw std::runtime_error(std::string("rsh::cuda::spmm: launch of ") + kernel +
+                             " failed: " + cudaGetErrorString(err));
 }
 
 }  // namespace detail
@@ -134,8 +134,8 @@ int SpmmPlan<T>::num_cols() const {
 
 template <class T>
 template <class OutT>
-void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n,
-                       Layout layout, cudaStream_t stream) const {
+void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
+                       cudaStream_t stream) const {
   const Device& d = *d_;
   const bool row_major = layout == Layout::kRowMajor;
   if (n < 0 || ldb < (row_major ? n : d.num_cols) || ldc < (row_major ? n : d.num_rows) || ldb < 1 || ldc < 1)
@@ -170,28 +170,49 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
     K = 1;
     while (K < detail::kTcWarpsPerBlock && 2 * K * tasks <= 16384 && K < mean_tiles) K *= 2;
   }
-  p.tc = detail::TcParams<T, OutT>{d.window_rows.get(), d.tile_cols.get(), d.tile_bitmap.get(),
-                                   d.tile_val_offset.get(), d.values.get(), d.tc_item_window.get(),
-                                   d.tc_item_tile_begin.get(), d.tc_item_tile_end.get(), d.tc_num_items,
-                                   d.tc_num_unsplit, (n + kSlice - 1) / kSlice,
-                                   K, b_ref, c_ref, alpha, beta};
+  p.tc = detail::TcParams<T, OutT>{d.window_rows.get(),
+                                   d.tile_cols.get(),
+                                   d.tile_bitmap.get(),
+                                   d.tile_val_offset.get(),
+                                   d.values.get(),
+                                   d.tc_item_window.get(),
+                                   d.tc_item_tile_begin.get(),
+                                   d.tc_item_tile_end.get(),
+                                   d.tc_num_items,
+                                   d.tc_num_unsplit,
+                                   (n + kSlice - 1) / kSlice,
+                                   K,
+                                   b_ref,
+                                   c_ref,
+                                   alpha,
+                                   beta};
   const int64_t tc_tasks = int64_t(d.tc_num_items) * p.tc.slices;
   const int tasks_per_block = detail::kTcWarpsPerBlock / K;
   p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
   // Residual part: groups of G lanes, G x 8 features >= n where possible.
   int group = 4;
   while (group < 32 && 8 * group < n) group *= 2;
-  p.res = detail::ResidualParams<T, OutT>{d.res_rows.get(), d.res_cols.get(), d.values.get() + d.tile_nnz,
-                                          d.res_item_row.get(), d.res_item_begin.get(), d.res_item_end.get(),
-                                          d.res_num_items, d.res_num_unsplit, group,
-                                          (n + 8 * group - 1) / (8 * group), b_ref, c_ref, alpha, beta};
+  p.res = detail::ResidualParams<T, OutT>{d.res_rows.get(),
+                                          d.res_cols.get(),
+                                          d.values.get() + d.tile_nnz,
+                                          d.res_item_row.get(),
+                                          d.res_item_begin.get(),
+                                          d.res_item_end.get(),
+                                          d.res_num_items,
+                                          d.res_num_unsplit,
+                                          group,
+                                          (n + 8 * group - 1) / (8 * group),
+                                          b_ref,
+                                          c_ref,
+                                          alpha,
+                                          beta};
   const int64_t res_threads = int64_t(d.res_num_items) * p.res.slices * group;
   p.res_blocks = (res_threads + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock;
   // Rows nothing writes (empty rows), unless already scaled above.
   p.scale_rows = d.scale_rows.get();
   p.num_scale_rows = has_split ? 0 : d.num_scale_rows;
-  p.scale_blocks = std::min<int64_t>((int64_t(p.num_scale_rows) * n + detail::kResThreadsPerBlock - 1) /
-                                         detail::kResThreadsPerBlock, 1024);
+  p.scale_blocks = std::min<int64_t>(
+      (int64_t(p.num_scale_rows) * n + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock, 1024);
   const int64_t blocks = p.tc_blocks + p.res_blocks + p.scale_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");

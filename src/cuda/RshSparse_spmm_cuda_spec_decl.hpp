@@ -51,10 +51,10 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       auto& state = h.backend_state();
       if (!state)
         state = std::make_shared<cuda::SpmmPlan<Element>>(host_format(h.host_pattern(), h.host_values()),
-                                                         exec.cuda_stream());
+                                                          exec.cuda_stream());
       const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<Element>>(state);
-      const auto layout = std::is_same<BLayout, Kokkos::LayoutRight>::value ? cuda::Layout::kRowMajor
-                                                                            : cuda::Layout::kColMajor;
+      const auto layout =
+          std::is_same<BLayout, Kokkos::LayoutRight>::value ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
       plan.spmm(static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
                 static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
                 static_cast<int>(C.extent(1)), layout, exec.cuda_stream());

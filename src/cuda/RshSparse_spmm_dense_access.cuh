@@ -25,14 +25,22 @@ struct Frag {
   float v[V];
 };
 
-__device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(float x) {
+  return x;
+}
+__device__ __forceinline__ float to_float(__half x) {
+  return __half2float(x);
+}
 template <class T>
 __device__ __forceinline__ T from_float(float x);
 template <>
-__device__ __forceinline__ float from_float<float>(float x) { return x; }
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
 template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
 
 /// V consecutive features of one row of B as raw 32-bit words (two halves or
 /// one float each), loaded with 16-byte vectors where the layout allows. A row
@@ -76,8 +84,12 @@ struct RawRow {
   }
 
  private:
-  __device__ __forceinline__ static uint32_t bits(__half x) { return __half_as_ushort(x); }
-  __device__ __forceinline__ static uint32_t bits(float x) { return __float_as_uint(x); }
+  __device__ __forceinline__ static uint32_t bits(__half x) {
+    return __half_as_ushort(x);
+  }
+  __device__ __forceinline__ static uint32_t bits(float x) {
+    return __float_as_uint(x);
+  }
 };
 
 /// C(row, f .. f+V-1) += v with 16-byte vector reductions (sm_90): one per 4
@@ -86,8 +98,8 @@ template <int V>
 __device__ __forceinline__ void red_add(float* c, const float (&v)[V]) {
 #pragma unroll
   for (int h = 0; h < V / 4; ++h)
-    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 4 * h), "f"(v[4 * h]),
-                 "f"(v[4 * h + 1]), "f"(v[4 * h + 2]), "f"(v[4 * h + 3])
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 4 * h), "f"(v[4 * h]), "f"(v[4 * h + 1]),
+                 "f"(v[4 * h + 2]), "f"(v[4 * h + 3])
                  : "memory");
 }
 template <int V>

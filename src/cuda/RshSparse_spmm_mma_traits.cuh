@@ -42,10 +42,9 @@ struct MmaTraits<__half> {
       // Low halves of ba.w[j], bb.w[j] are feature 8g+2j of columns ca, cb; high halves feature 8g+2j+1.
       const uint32_t a0 = __byte_perm(ba.w[j], bb.w[j], 0x5410);
       const uint32_t a1 = __byte_perm(ba.w[j], bb.w[j], 0x7632);
-      asm volatile(
-          "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-          : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-          : "r"(a0), "r"(a1), "r"(b0));
+      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+                   : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
+                   : "r"(a0), "r"(a1), "r"(b0));
     }
   }
 };
@@ -64,8 +63,8 @@ struct MmaTraits<float> {
     return r;
   }
 
-  __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba,
-                                             const RawRow<float, 4>& bb, float va, float vb) {
+  __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba, const RawRow<float, 4>& bb,
+                                             float va, float vb) {
     const uint32_t b0 = tf32(va), b1 = tf32(vb);
 #pragma unroll
     for (int j = 0; j < 2; ++j) {

@@ -27,11 +27,11 @@ __host__ __device__ constexpr int tc_slice_features() {
 
 template <class T, class OutT>
 struct TcParams {
-  const int* window_rows;      ///< 8 * windows
-  const int* tile_cols;        ///< 8 * tiles, -1 = padding
+  const int* window_rows;       ///< 8 * windows
+  const int* tile_cols;         ///< 8 * tiles, -1 = padding
   const uint64_t* tile_bitmap;  ///< tiles
-  const int* tile_val_offset;  ///< tiles + 1
-  const T* values;             ///< tile values in bitmap order
+  const int* tile_val_offset;   ///< tiles + 1
+  const T* values;              ///< tile values in bitmap order
   const int* item_window;
   const int* item_tile_begin;
   const int* item_tile_end;

@@ -15,9 +15,8 @@ HostCrs coo_to_crs(int64_t num_rows, int64_t num_cols, std::vector<CooEntry> coo
                                 std::to_string(num_cols) + " outside the 32-bit index range");
   for (const CooEntry& e : coo) {
     if (e.row < 0 || e.row >= num_rows || e.col < 0 || e.col >= num_cols)
-      throw std::invalid_argument("rsh::coo_to_crs: entry (" + std::to_string(e.row) + ", " +
-                                  std::to_string(e.col) + ") outside " + std::to_string(num_rows) + " x " +
-                                  std::to_string(num_cols));
+      throw std::invalid_argument("rsh::coo_to_crs: entry (" + std::to_string(e.row) + ", " + std::to_string(e.col) +
+                                  ") outside " + std::to_string(num_rows) + " x " + std::to_string(num_cols));
   }
   // Bucket by row (linear), then sort each row's few entries: fast for the
   // 100M-entry generated graphs where one global sort is not.

@@ -149,8 +149,7 @@ HostCrs read_matrix_market_host(const std::string& path) {
   constexpr int64_t kMaxIndex = std::numeric_limits<int>::max();
   if (rows < 0 || cols < 0 || declared < 0) in.fail("negative size");
   if (rows > kMaxIndex || cols > kMaxIndex)
-    in.fail("dimensions " + std::to_string(rows) + " x " + std::to_string(cols) +
-            " overflow the 32-bit index range");
+    in.fail("dimensions " + std::to_string(rows) + " x " + std::to_string(cols) + " overflow the 32-bit index range");
   if (header.symmetry != Header::Symmetry::kGeneral && rows != cols) in.fail("symmetric matrix must be square");
   if (declared > rows * cols) in.fail("entry count exceeds rows x cols");  // both < 2^31: no overflow
 
@@ -168,14 +167,13 @@ HostCrs read_matrix_market_host(const std::string& path) {
     if (!header.pattern) v = header.integer ? static_cast<double>(parse_int(p, in, "value")) : parse_real(p, in);
     expect_line_end(p, in);
     if (i < 1 || i > rows || j < 1 || j > cols)
-      in.fail("index (" + std::to_string(i) + ", " + std::to_string(j) + ") outside " + std::to_string(rows) +
-              " x " + std::to_string(cols));
+      in.fail("index (" + std::to_string(i) + ", " + std::to_string(j) + ") outside " + std::to_string(rows) + " x " +
+              std::to_string(cols));
     if (header.symmetry == Header::Symmetry::kSkewSymmetric && i == j)
       in.fail("skew-symmetric matrix with a diagonal entry");
     if (mirrored && j > i) in.fail("symmetric storage must hold the lower triangle only");
     coo.push_back({i - 1, j - 1, v});
-    if (mirrored && i != j)
-      coo.push_back({j - 1, i - 1, header.symmetry == Header::Symmetry::kSkewSymmetric ? -v : v});
+    if (mirrored && i != j) coo.push_back({j - 1, i - 1, header.symmetry == Header::Symmetry::kSkewSymmetric ? -v : v});
     ++seen;
   }
   if (seen < declared)

@@ -20,7 +20,7 @@ class Random {
     return z ^ (z >> 31);
   }
   double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-  double value() { return 2.0 * uniform() - 1.0; }                                                // [-1, 1)
+  double value() { return 2.0 * uniform() - 1.0; }                                             // [-1, 1)
   int64_t below(int64_t n) { return static_cast<int64_t>(next() % static_cast<uint64_t>(n)); }
 
  private:

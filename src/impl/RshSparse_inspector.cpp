@@ -12,8 +12,8 @@ namespace impl {
 std::string PhaseTimes::to_string() const {
   std::ostringstream os;
   os << "inspector phases [ms]: convert " << 1e3 * convert << ", stats " << 1e3 * stats << ", partition "
-     << 1e3 * partition << ", build " << 1e3 * build << ", schedule " << 1e3 * schedule << ", upload "
-     << 1e3 * upload << "\n";
+     << 1e3 * partition << ", build " << 1e3 * build << ", schedule " << 1e3 * schedule << ", upload " << 1e3 * upload
+     << "\n";
   return os.str();
 }
 

@@ -10,7 +10,9 @@ namespace rsh {
 namespace impl {
 namespace {
 
-int64_t row_nnz(const HostCrs& A, int r) { return A.row_map[r + 1] - A.row_map[r]; }
+int64_t row_nnz(const HostCrs& A, int r) {
+  return A.row_map[r + 1] - A.row_map[r];
+}
 
 bool row_has_col(const HostCrs& A, int r, int col) {
   auto first = A.entries.begin() + A.row_map[r], last = A.entries.begin() + A.row_map[r + 1];
@@ -43,8 +45,8 @@ RowPartition partition_rows(const HostCrs& A, const Options& options, const std:
     for (int64_t r = 0; r < A.num_rows; ++r) seq[r] = static_cast<int>(r);
   }
   if (static_cast<int64_t>(seq.size()) != A.num_rows)
-    throw std::invalid_argument("rsh::partition_rows: row order has " + std::to_string(seq.size()) +
-                                " entries for " + std::to_string(A.num_rows) + " rows");
+    throw std::invalid_argument("rsh::partition_rows: row order has " + std::to_string(seq.size()) + " entries for " +
+                                std::to_string(A.num_rows) + " rows");
 
   RowPartition out;
   if (options.partition == Partition::kCudaCoreOnly) {

@@ -44,12 +44,11 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
 
   // Pass 1: tiles per window.
   std::vector<int64_t> window_tiles(W);
-  Kokkos::parallel_for(
-      "rsh::rstile::count", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
-        std::vector<int> cols;
-        window_columns(A, rows + kWindowRows * w, cols);
-        window_tiles[w] = (static_cast<int64_t>(cols.size()) + kTileCols - 1) / kTileCols;
-      });
+  Kokkos::parallel_for("rsh::rstile::count", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
+    std::vector<int> cols;
+    window_columns(A, rows + kWindowRows * w, cols);
+    window_tiles[w] = (static_cast<int64_t>(cols.size()) + kTileCols - 1) / kTileCols;
+  });
   p.window_rows = HostPattern::View1<int>("rsh::window_rows", kWindowRows * int64_t(W));
   for (int64_t i = 0; i < kWindowRows * int64_t(W); ++i) p.window_rows(i) = rows[i];
   p.window_tile_offset = HostPattern::View1<int>("rsh::window_tile_offset", W + 1);
@@ -58,23 +57,22 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
   // Pass 2: compacted columns and bitmaps.
   p.tile_cols = HostPattern::View1<int>("rsh::tile_cols", kTileCols * int64_t(T));
   p.tile_bitmap = HostPattern::View1<uint64_t>("rsh::tile_bitmap", T);
-  Kokkos::parallel_for(
-      "rsh::rstile::tiles", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
-        std::vector<int> cols;
-        window_columns(A, rows + kWindowRows * w, cols);
-        const int t0 = p.window_tile_offset(w), t1 = p.window_tile_offset(w + 1);
-        for (int j = 0; j < kTileCols * (t1 - t0); ++j)
-          p.tile_cols(kTileCols * t0 + j) = j < static_cast<int>(cols.size()) ? cols[j] : -1;
-        for (int t = t0; t < t1; ++t) p.tile_bitmap(t) = 0;
-        for (int i = 0; i < kWindowRows; ++i) {
-          const int r = rows[kWindowRows * w + i];
-          if (r < 0) continue;
-          for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) {
-            const int local = static_cast<int>(std::lower_bound(cols.begin(), cols.end(), A.entries[k]) - cols.begin());
-            p.tile_bitmap(t0 + local / kTileCols) |= uint64_t(1) << (kTileCols * i + local % kTileCols);
-          }
-        }
-      });
+  Kokkos::parallel_for("rsh::rstile::tiles", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
+    std::vector<int> cols;
+    window_columns(A, rows + kWindowRows * w, cols);
+    const int t0 = p.window_tile_offset(w), t1 = p.window_tile_offset(w + 1);
+    for (int j = 0; j < kTileCols * (t1 - t0); ++j)
+      p.tile_cols(kTileCols * t0 + j) = j < static_cast<int>(cols.size()) ? cols[j] : -1;
+    for (int t = t0; t < t1; ++t) p.tile_bitmap(t) = 0;
+    for (int i = 0; i < kWindowRows; ++i) {
+      const int r = rows[kWindowRows * w + i];
+      if (r < 0) continue;
+      for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) {
+        const int local = static_cast<int>(std::lower_bound(cols.begin(), cols.end(), A.entries[k]) - cols.begin());
+        p.tile_bitmap(t0 + local / kTileCols) |= uint64_t(1) << (kTileCols * i + local % kTileCols);
+      }
+    }
+  });
   std::vector<int64_t> tile_counts(T);
   for (int t = 0; t < T; ++t) tile_counts[t] = __builtin_popcountll(p.tile_bitmap(t));
   p.tile_val_offset = HostPattern::View1<int>("rsh::tile_val_offset", T + 1);
@@ -83,23 +81,22 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
 
   // Pass 3: where each nonzero's value goes.
   p.value_dest = HostPattern::View1<int64_t>("rsh::value_dest", A.nnz());
-  Kokkos::parallel_for(
-      "rsh::rstile::value_dest", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
-        const int t0 = p.window_tile_offset(w), t1 = p.window_tile_offset(w + 1);
-        const int* cols = p.tile_cols.data() + kTileCols * t0;
-        const int* cols_end = std::find(cols, static_cast<const int*>(p.tile_cols.data()) + kTileCols * t1, -1);
-        for (int i = 0; i < kWindowRows; ++i) {
-          const int r = rows[kWindowRows * w + i];
-          if (r < 0) continue;
-          for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) {
-            const int local = static_cast<int>(std::lower_bound(cols, cols_end, A.entries[k]) - cols);
-            const int t = t0 + local / kTileCols;
-            const int bit = kTileCols * i + local % kTileCols;
-            const uint64_t below = p.tile_bitmap(t) & ((uint64_t(1) << bit) - 1);
-            p.value_dest(source[k]) = p.tile_val_offset(t) + __builtin_popcountll(below);
-          }
-        }
-      });
+  Kokkos::parallel_for("rsh::rstile::value_dest", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
+    const int t0 = p.window_tile_offset(w), t1 = p.window_tile_offset(w + 1);
+    const int* cols = p.tile_cols.data() + kTileCols * t0;
+    const int* cols_end = std::find(cols, static_cast<const int*>(p.tile_cols.data()) + kTileCols * t1, -1);
+    for (int i = 0; i < kWindowRows; ++i) {
+      const int r = rows[kWindowRows * w + i];
+      if (r < 0) continue;
+      for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) {
+        const int local = static_cast<int>(std::lower_bound(cols, cols_end, A.entries[k]) - cols);
+        const int t = t0 + local / kTileCols;
+        const int bit = kTileCols * i + local % kTileCols;
+        const uint64_t below = p.tile_bitmap(t) & ((uint64_t(1) << bit) - 1);
+        p.value_dest(source[k]) = p.tile_val_offset(t) + __builtin_popcountll(below);
+      }
+    }
+  });
 
   // Residual CSR.
   const int R = static_cast<int>(partition.residual_rows.size());
@@ -140,16 +137,16 @@ FormatStats format_stats(const HostPattern& p, int scalar_bytes) {
   const int64_t stored = s.tile_nnz + s.residual_nnz;
   s.tile_fraction = stored ? double(s.tile_nnz) / double(stored) : 0.0;
   s.format_bytes = 4 * (int64_t(9) * s.windows + 1) + (4 * 8 + 8 + 4) * int64_t(s.tiles) + 4 +
-                   (4 + 4) * int64_t(s.residual_rows) + 4 + 4 * s.residual_nnz +
-                   int64_t(scalar_bytes) * stored + 12 * int64_t(s.tc_items + s.res_items) + 4 * int64_t(s.scale_rows);
+                   (4 + 4) * int64_t(s.residual_rows) + 4 + 4 * s.residual_nnz + int64_t(scalar_bytes) * stored +
+                   12 * int64_t(s.tc_items + s.res_items) + 4 * int64_t(s.scale_rows);
   s.csr_bytes = 4 * (int64_t(p.num_rows) + 1) + (4 + scalar_bytes) * p.nnz;
   return s;
 }
 
 std::string to_string(const FormatStats& s) {
   std::ostringstream os;
-  os << "RS-Tile: " << s.windows << " windows, " << s.tiles << " tiles, " << s.mean_nnz_per_tile
-     << " nnz/tile, " << 100.0 * s.tile_fraction << "% of nonzeros on Tensor Cores\n"
+  os << "RS-Tile: " << s.windows << " windows, " << s.tiles << " tiles, " << s.mean_nnz_per_tile << " nnz/tile, "
+     << 100.0 * s.tile_fraction << "% of nonzeros on Tensor Cores\n"
      << "residual: " << s.residual_rows << " rows, " << s.residual_nnz << " nnz\n"
      << "schedule: " << s.tc_items << " TC items (" << s.tc_split_items << " split), " << s.res_items
      << " residual items (" << s.res_split_items << " split), " << s.scale_rows << " pre-scaled rows\n"

@@ -20,8 +20,8 @@ void split_range(int owner, int begin, int end, int max_len, std::vector<Item>& 
   const int len = end - begin;
   const int n = (len + max_len - 1) / max_len;
   for (int i = 0; i < n; ++i)
-    pieces.push_back({owner, begin + static_cast<int>(int64_t(len) * i / n),
-                      begin + static_cast<int>(int64_t(len) * (i + 1) / n)});
+    pieces.push_back(
+        {owner, begin + static_cast<int>(int64_t(len) * i / n), begin + static_cast<int>(int64_t(len) * (i + 1) / n)});
 }
 
 /// Items for each owner's range; unsplit ones first. Returns the unsplit count.
@@ -53,14 +53,14 @@ int make_items(int owners, const Offsets& offsets, int max_len, View& owner_out,
 
 void build_schedule(HostPattern& p, const Options& options) {
   if (options.max_tiles_per_item < 1 || options.max_residual_nnz_per_item < 1)
-    throw std::invalid_argument("rsh::Options: max_tiles_per_item = " + std::to_string(options.max_tiles_per_item) +
-                                " and max_residual_nnz_per_item = " +
-                                std::to_string(options.max_residual_nnz_per_item) + " must be >= 1");
+    throw std::invalid_argument(
+        "rsh::Options: max_tiles_per_item = " + std::to_string(options.max_tiles_per_item) +
+        " and max_residual_nnz_per_item = " + std::to_string(options.max_residual_nnz_per_item) + " must be >= 1");
   std::vector<char> split_window, split_row;
   p.tc_num_unsplit = make_items(p.num_windows(), p.window_tile_offset, options.max_tiles_per_item, p.tc_item_window,
                                 p.tc_item_tile_begin, p.tc_item_tile_end, split_window, "rsh::tc_item");
-  p.res_num_unsplit = make_items(p.num_residual_rows(), p.res_ptr, options.max_residual_nnz_per_item,
-                                 p.res_item_row, p.res_item_begin, p.res_item_end, split_row, "rsh::res_item");
+  p.res_num_unsplit = make_items(p.num_residual_rows(), p.res_ptr, options.max_residual_nnz_per_item, p.res_item_row,
+                                 p.res_item_begin, p.res_item_end, split_row, "rsh::res_item");
 
   // Rows no unsplit item stores: pieces' rows and empty rows outside windows.
   std::vector<char> stored_once(p.num_rows, 0);
