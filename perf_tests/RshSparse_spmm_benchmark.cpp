@@ -11,6 +11,7 @@
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
 //   --rsh_partition=P    row|tc|cuda (default row: Options' default partition)
+//   --rsh_reorder=R      none|locality (default none)
 //   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 #include <benchmark/benchmark.h>
@@ -267,6 +268,8 @@ Config parse_flags(int& argc, char** argv) {
       for (const auto& s : split(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
     } else if (!value("--rsh_prec=").empty()) {
       cfg.precisions = split(value("--rsh_prec="));
+    } else if (!value("--rsh_reorder=").empty()) {
+      cfg.options.reorder = value("--rsh_reorder=") == "locality" ? Reorder::kLocality : Reorder::kNone;
     } else if (!value("--rsh_max_tiles=").empty()) {
       cfg.options.max_tiles_per_item = std::stoi(value("--rsh_max_tiles="));
     } else if (!value("--rsh_k=").empty()) {
@@ -323,6 +326,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
   benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
+  benchmark::AddCustomContext("reorder", reorder_name(cfg.options.reorder));
   benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.max_tiles_per_item));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -74,7 +74,8 @@ class SpmmHandle {
   /// Statistics of the matrix and of its RS-Tile format, for people.
   std::string describe() const {
     if (!analyzed_) return "rsh::SpmmHandle: not analyzed\n";
-    return std::string("partition: ") + partition_name(options_.partition) + "\n" + impl::to_string(inspection_.stats) +
+    return std::string("partition: ") + partition_name(options_.partition) +
+           ", reorder: " + reorder_name(options_.reorder) + "\n" + impl::to_string(inspection_.stats) +
            impl::to_string(format_stats()) + inspection_.times.to_string();
   }
 

@@ -11,6 +11,21 @@ enum class Partition {
   kCudaCoreOnly,    ///< every non-empty row in the CSR residual
 };
 
+/// Row permutation applied before partitioning (C rows keep their positions).
+enum class Reorder {
+  kNone,      ///< rows in their given order
+  kLocality,  ///< RSH-SpMM Alg. 3: similar rows into the same window
+};
+
+/// Parameters of Reorder::kLocality.
+struct ReorderOptions {
+  double alpha = 1.0;       ///< column weight d_j^-alpha: rare columns count more
+  int neighbours = 8;       ///< k of the kNN graph
+  int max_postings = 1024;  ///< columns shared by more rows are not used to find candidates
+  int max_scan = 8192;      ///< postings scanned per row (bounded work per row)
+  bool two_opt = true;      ///< 2-opt segment reversals over two-window spans
+};
+
 /// Which executor runs the multiply.
 enum class SpmmAlgorithm {
   kDefault,   ///< the best available for the execution space (CUDA kernels on Kokkos::Cuda)
@@ -19,6 +34,8 @@ enum class SpmmAlgorithm {
 
 struct Options {
   Partition partition = Partition::kRowStructured;
+  Reorder reorder = Reorder::kNone;
+  ReorderOptions reorder_options;
   /// RowStructured: a row with nnz <= tau_nnz that adds fewer than tau_inc
   /// new columns to its window goes to the residual (RSH-SpMM Alg. 1). The
   /// paper's plateau (Fig. 14) is tau_nnz in [2, 4].
@@ -32,6 +49,10 @@ struct Options {
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).
   bool report_progress = false;
 };
+
+inline const char* reorder_name(Reorder r) {
+  return r == Reorder::kLocality ? "Locality" : "None";
+}
 
 inline const char* partition_name(Partition p) {
   switch (p) {

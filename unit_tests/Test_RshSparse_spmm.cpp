@@ -118,6 +118,15 @@ TYPED_TEST(SpmmTest, SplitWorkItemsAndExactMultiples) {
       for (double beta : {0.0, 0.75}) this->check(A, 6, 1.25, beta, rsh::test::options(p, max_tiles, 16));
 }
 
+TYPED_TEST(SpmmTest, ReorderedRowsGiveTheSameResult) {
+  const auto A = rsh::test::random_crs(97, 80, 11, rsh::test::fresh_seed(), true);
+  for (rsh::Partition p : rsh::test::kAllPartitions) {
+    rsh::Options o = rsh::test::options(p, 2, 8);  // small items: split pieces of reordered windows too
+    o.reorder = rsh::Reorder::kLocality;
+    for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
+  }
+}
+
 TYPED_TEST(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {
   rsh::impl::HostCrs A;
   A.num_rows = 3;

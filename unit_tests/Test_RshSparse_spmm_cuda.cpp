@@ -150,8 +150,12 @@ TYPED_TEST(CudaSpmm, EdgeCases) {
 TYPED_TEST(CudaSpmm, RealGraphsAndPowerLaw) {
   const auto rmat = rsh::generate_rmat<double>(12, 8, rsh::test::fresh_seed());
   const auto host = rsh::impl::to_host_crs(rmat.num_rows, rmat.num_cols, rmat.row_map, rmat.entries, rmat.values);
-  for (rsh::Partition p : rsh::test::kAllPartitions)
+  for (rsh::Partition p : rsh::test::kAllPartitions) {
     this->check(host, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
+    rsh::Options reordered = rsh::test::options(p);
+    reordered.reorder = rsh::Reorder::kLocality;
+    this->check(host, {128, 1.0, 0.5, reordered, Layout::kRowMajor});
+  }
   const std::string path = rsh::test::shared_matrix("gnn/cora.mtx.gz");
   if (path.empty()) return;
   const auto cora = rsh::impl::read_matrix_market_host(path);

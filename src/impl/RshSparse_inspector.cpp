@@ -5,15 +5,16 @@
 #include <sstream>
 
 #include "impl/RshSparse_partition_impl.hpp"
+#include "impl/RshSparse_reorder_impl.hpp"
 
 namespace rsh {
 namespace impl {
 
 std::string PhaseTimes::to_string() const {
   std::ostringstream os;
-  os << "inspector phases [ms]: convert " << 1e3 * convert << ", stats " << 1e3 * stats << ", partition "
-     << 1e3 * partition << ", build " << 1e3 * build << ", schedule " << 1e3 * schedule << ", upload " << 1e3 * upload
-     << "\n";
+  os << "inspector phases [ms]: convert " << 1e3 * convert << ", stats " << 1e3 * stats << ", reorder " << 1e3 * reorder
+     << ", partition " << 1e3 * partition << ", build " << 1e3 * build << ", schedule " << 1e3 * schedule << ", upload "
+     << 1e3 * upload << "\n";
   return os.str();
 }
 
@@ -45,7 +46,9 @@ Inspection inspect(HostCrs A, const Options& options, const char* who) {
   phase("validate + sort", out.times.convert);
   out.stats = compute_stats(A);
   phase("statistics", out.times.stats);
-  const RowPartition partition = partition_rows(A, options);
+  const std::vector<int> order = row_order(A, options);
+  phase("reorder", out.times.reorder);
+  const RowPartition partition = partition_rows(A, options, order);
   phase("partition", out.times.partition);
   out.pattern = build_rstile(A, partition, source);
   phase("RS-Tile build", out.times.build);

@@ -10,7 +10,7 @@ namespace rsh {
 namespace impl {
 
 struct PhaseTimes {
-  double convert = 0, stats = 0, partition = 0, build = 0, schedule = 0, upload = 0;
+  double convert = 0, stats = 0, reorder = 0, partition = 0, build = 0, schedule = 0, upload = 0;
   std::string to_string() const;
 };
 

@@ -134,6 +134,9 @@ FormatStats format_stats(const HostPattern& p, int scalar_bytes) {
   s.res_split_items = s.res_items - p.res_num_unsplit;
   s.scale_rows = static_cast<int>(p.scale_rows.extent(0));
   s.mean_nnz_per_tile = s.tiles ? double(s.tile_nnz) / s.tiles : 0.0;
+  int64_t window_columns = 0;
+  for (int64_t i = 0; i < 8 * int64_t(s.tiles); ++i) window_columns += p.tile_cols(i) >= 0;
+  s.mean_window_columns = s.windows ? double(window_columns) / s.windows : 0.0;
   const int64_t stored = s.tile_nnz + s.residual_nnz;
   s.tile_fraction = stored ? double(s.tile_nnz) / double(stored) : 0.0;
   s.format_bytes = 4 * (int64_t(9) * s.windows + 1) + (4 * 8 + 8 + 4) * int64_t(s.tiles) + 4 +
@@ -146,7 +149,7 @@ FormatStats format_stats(const HostPattern& p, int scalar_bytes) {
 std::string to_string(const FormatStats& s) {
   std::ostringstream os;
   os << "RS-Tile: " << s.windows << " windows, " << s.tiles << " tiles, " << s.mean_nnz_per_tile << " nnz/tile, "
-     << 100.0 * s.tile_fraction << "% of nonzeros on Tensor Cores\n"
+     << s.mean_window_columns << " B rows/window, " << 100.0 * s.tile_fraction << "% of nonzeros on Tensor Cores\n"
      << "residual: " << s.residual_rows << " rows, " << s.residual_nnz << " nnz\n"
      << "schedule: " << s.tc_items << " TC items (" << s.tc_split_items << " split), " << s.res_items
      << " residual items (" << s.res_split_items << " split), " << s.scale_rows << " pre-scaled rows\n"

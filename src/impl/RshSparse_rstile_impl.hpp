@@ -87,7 +87,8 @@ struct FormatStats {
   int64_t tile_nnz = 0, residual_nnz = 0;
   int tc_items = 0, tc_split_items = 0, res_items = 0, res_split_items = 0, scale_rows = 0;
   double mean_nnz_per_tile = 0.0;
-  double tile_fraction = 0.0;  ///< stored positions on Tensor Cores / all stored positions
+  double mean_window_columns = 0.0;  ///< distinct B rows read per window
+  double tile_fraction = 0.0;        ///< stored positions on Tensor Cores / all stored positions
   int64_t format_bytes = 0, csr_bytes = 0;
 };
 

@@ -1,0 +1,26 @@
+#pragma once
+// Row reordering (DESIGN section 5): a permutation of the rows that the
+// partition visits in order, so rows sharing columns land in one 8-row
+// window. Applied inside the handle only; C rows are still written at their
+// original positions.
+#include <vector>
+
+#include "RshSparse_spmm_options.hpp"
+#include "impl/RshSparse_HostCrs.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// RSH-SpMM Alg. 3, locality-aware reordering: weighted Jaccard similarity
+/// (column weight d_j^-alpha), kNN candidates from an inverted index with
+/// bounded work per row, a maximum-similarity spanning forest, DFS order,
+/// 2-opt segment reversals over two-window spans, and rows without neighbours
+/// placed last. A sorted-rows CSR in; a permutation of [0, num_rows) out
+/// (position -> original row).
+std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& options);
+
+/// The order `options.reorder` asks for (empty = identity).
+std::vector<int> row_order(const HostCrs& A, const Options& options);
+
+}  // namespace impl
+}  // namespace rsh
