@@ -10,9 +10,11 @@ namespace rsh {
 namespace impl {
 namespace {
 
-/// Column weights d_j^-alpha and the inverted index (rows of each column).
+/// Column weights d_j^-alpha, row weights (sum over the row's columns) and
+/// the inverted index (rows of each column).
 struct ColumnIndex {
   std::vector<double> weight;
+  std::vector<double> row_weight;
   std::vector<int64_t> ptr;
   std::vector<int> rows;
 };
@@ -29,6 +31,10 @@ ColumnIndex build_column_index(const HostCrs& A, double alpha) {
     ix.weight[j] = degree[j] ? std::pow(double(degree[j]), -alpha) : 0.0;
     ix.ptr[j + 1] = ix.ptr[j] + degree[j];
   }
+  ix.row_weight.assign(A.num_rows, 0.0);
+  for (int64_t r = 0; r < A.num_rows; ++r)
+    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+      if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) ix.row_weight[r] += ix.weight[A.entries[k]];
   ix.rows.resize(ix.ptr.back());
   std::vector<int64_t> fill(ix.ptr.begin(), ix.ptr.end() - 1);
   for (int64_t r = 0; r < A.num_rows; ++r)
@@ -65,43 +71,76 @@ struct Edge {
   int a, b;
 };
 
+/// Candidate rows of one row and their summed shared-column weights. The
+/// candidates are few (at most max_scan) while their ids span the matrix, so
+/// an open-addressing table sized to the scan keeps the random accesses in
+/// cache (dense per-row arrays of n entries missed on every posting).
+class CandidateTable {
+ public:
+  void reset(int64_t expected) {
+    bits_ = 4;
+    while ((int64_t(1) << bits_) < 2 * expected) ++bits_;
+    if (keys_.size() < (size_t(1) << bits_)) {
+      keys_.assign(size_t(1) << bits_, -1);
+      weights_.resize(keys_.size());
+    }
+    for (uint32_t h : used_) keys_[h] = -1;
+    used_.clear();
+  }
+  void add(int row, double weight) {
+    const uint32_t mask = (uint32_t(1) << bits_) - 1;
+    uint32_t h = (uint32_t(row) * 0x9E3779B1u) >> (32 - bits_);
+    while (keys_[h] != -1 && keys_[h] != row) h = (h + 1) & mask;
+    if (keys_[h] == -1) keys_[h] = row, weights_[h] = 0.0, used_.push_back(h);
+    weights_[h] += weight;
+  }
+  bool empty() const { return used_.empty(); }
+  template <class F>
+  void for_each(F&& f) const {
+    for (uint32_t h : used_) f(keys_[h], weights_[h]);
+  }
+
+ private:
+  int bits_ = 4;
+  std::vector<int> keys_;
+  std::vector<double> weights_;
+  std::vector<uint32_t> used_;
+};
+
 /// Top-k neighbours of every row by weighted Jaccard; candidates are rows
 /// sharing a column, found through the inverted index with bounded work.
 std::vector<Edge> knn_edges(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o) {
   const int n = static_cast<int>(A.num_rows);
-  std::vector<double> row_weight(n, 0.0), inter(n, 0.0);
-  std::vector<char> seen(n, 0);
-  for (int r = 0; r < n; ++r)
-    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
-      if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) row_weight[r] += ix.weight[A.entries[k]];
+  auto degree = [&](int j) { return ix.ptr[j + 1] - ix.ptr[j]; };
   std::vector<Edge> edges;
-  std::vector<int> cols, touched;
+  std::vector<int> cols;
   std::vector<std::pair<double, int>> scored;
+  CandidateTable candidates;
   for (int r = 0; r < n; ++r) {
     cols.assign(A.entries.begin() + A.row_map[r], A.entries.begin() + A.row_map[r + 1]);
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
     // Rarest columns first: they name the most specific neighbours.
-    std::sort(cols.begin(), cols.end(),
-              [&](int x, int y) { return ix.ptr[x + 1] - ix.ptr[x] < ix.ptr[y + 1] - ix.ptr[y]; });
-    int64_t scanned = 0;
-    for (int pass = 0; pass < 2 && touched.empty(); ++pass)  // hubs only when nothing else is shared
+    std::sort(cols.begin(), cols.end(), [&](int x, int y) { return degree(x) < degree(y); });
+    bool found = false;
+    for (int pass = 0; pass < 2 && !found; ++pass) {  // hub columns only when nothing else is shared
+      auto used = [&](int j) { return (degree(j) > o.max_postings) == (pass == 1); };
+      int64_t expected = 0;
+      for (int j : cols)
+        if (used(j)) expected = std::min<int64_t>(o.max_scan, expected + degree(j));
+      candidates.reset(expected);
+      int64_t scanned = 0;
       for (int j : cols) {
-        const int64_t deg = ix.ptr[j + 1] - ix.ptr[j];
-        if ((deg > o.max_postings) != (pass == 1) || scanned >= o.max_scan) continue;
-        for (int64_t p = ix.ptr[j]; p < ix.ptr[j + 1] && scanned < o.max_scan; ++p, ++scanned) {
-          const int u = ix.rows[p];
-          if (u == r) continue;
-          if (!seen[u]) seen[u] = 1, touched.push_back(u);
-          inter[u] += ix.weight[j];
-        }
+        if (!used(j)) continue;
+        for (int64_t p = ix.ptr[j]; p < ix.ptr[j + 1] && scanned < o.max_scan; ++p, ++scanned)
+          if (ix.rows[p] != r) candidates.add(ix.rows[p], ix.weight[j]);
       }
-    scored.clear();
-    for (int u : touched) {
-      const double uni = row_weight[r] + row_weight[u] - inter[u];
-      scored.push_back({uni > 0 ? inter[u] / uni : 0.0, u});
-      inter[u] = 0, seen[u] = 0;
+      found = !candidates.empty();
     }
-    touched.clear();
+    scored.clear();
+    candidates.for_each([&](int u, double inter) {
+      const double uni = ix.row_weight[r] + ix.row_weight[u] - inter;
+      scored.push_back({uni > 0 ? inter / uni : 0.0, u});
+    });
     const size_t k = std::min<size_t>(o.neighbours, scored.size());
     std::partial_sort(scored.begin(), scored.begin() + k, scored.end(), [](const auto& x, const auto& y) {
       return x.first != y.first ? x.first > y.first : x.second < y.second;
