@@ -46,8 +46,9 @@ class SpmmHandle {
   /// Refreshes the cached values of A (same pattern).
   template <class Matrix>
   void update_values(const Matrix& A) {
-    check_pattern(A);
-    set_values(impl::host_crs_of(A).values);
+    const impl::HostCrs host = impl::host_crs_of(A);  // one copy serves the pattern check and the values
+    check_pattern(A, &host);
+    set_values(host.values);
     remember(A);
   }
 
@@ -55,9 +56,9 @@ class SpmmHandle {
   template <class Matrix>
   void prepare(const Matrix& A) {
     if (!analyzed_) return analyze(A);
-    check_pattern(A);
     using Acc = impl::MatrixAccess<Matrix>;
-    if (Acc::values(A).data() != values_ptr_) update_values(A);
+    if (Acc::values(A).data() != values_ptr_) return update_values(A);  // checks the pattern too
+    check_pattern(A);
   }
 
   bool is_analyzed() const { return analyzed_; }
@@ -101,8 +102,9 @@ class SpmmHandle {
     values_ptr_ = Acc::values(A).data();
   }
 
+  /// Throws unless A has the analysed pattern; `host` is A's host copy when the caller has one.
   template <class Matrix>
-  void check_pattern(const Matrix& A) const {
+  void check_pattern(const Matrix& A, const impl::HostCrs* host = nullptr) const {
     using Acc = impl::MatrixAccess<Matrix>;
     const auto& p = inspection_.pattern;
     const int64_t nnz = static_cast<int64_t>(Acc::entries(A).extent(0));
@@ -112,7 +114,9 @@ class SpmmHandle {
                                   " nonzeros does not match the analyzed " + std::to_string(p.num_rows) + " x " +
                                   std::to_string(p.num_cols) + " with " + std::to_string(p.nnz));
     const bool same_views = Acc::row_map(A).data() == row_map_ptr_ && Acc::entries(A).data() == entries_ptr_;
-    if (!same_views && impl::pattern_signature(impl::host_crs_of(A)) != inspection_.signature)
+    if (same_views) return;
+    const uint64_t signature = host ? impl::pattern_signature(*host) : impl::pattern_signature(impl::host_crs_of(A));
+    if (signature != inspection_.signature)
       throw std::invalid_argument("rsh::SpmmHandle: matrix has a different sparsity pattern than the analyzed one");
   }
 
