@@ -7,42 +7,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda/RshSparse_spmm_cuda.hpp"
+#include "cuda/RshSparse_cuda_device_array.hpp"
 
 namespace rsh {
 namespace bench {
 
-template <class E>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  explicit DeviceArray(size_t count) : count_(count) {
-    RSH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(count, 1) * sizeof(E)));
-  }
-  DeviceArray(const std::vector<E>& host) : DeviceArray(host.size()) {
-    RSH_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size() * sizeof(E), cudaMemcpyHostToDevice));
-  }
-  DeviceArray(DeviceArray&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; }
-  DeviceArray& operator=(DeviceArray&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  std::vector<E> download() const {
-    std::vector<E> h(count_);
-    RSH_CUDA_CHECK(cudaMemcpy(h.data(), ptr_, count_ * sizeof(E), cudaMemcpyDeviceToHost));
-    return h;
-  }
-  E* get() const { return ptr_; }
-  size_t size() const { return count_; }
-
- private:
-  E* ptr_ = nullptr;
-  size_t count_ = 0;
-};
+using cuda::DeviceArray;
 
 /// Times one stream's work with events (device time, not host time).
 class EventTimer {

@@ -9,6 +9,7 @@
 #include "RshSparse_generators.hpp"
 #include "RshSparse_IOUtils.hpp"
 #include "Test_RshSparse_common.hpp"
+#include "cuda/RshSparse_cuda_device_array.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
@@ -20,26 +21,6 @@ using rsh::cuda::Layout;
 using rsh::test::Dense;
 
 using rsh::cuda::to_double;
-
-template <class E>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(const std::vector<E>& host) : size_(host.size()) {
-    RSH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(1, size_) * sizeof(E)));
-    RSH_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), size_ * sizeof(E), cudaMemcpyHostToDevice));
-  }
-  ~DeviceBuffer() { cudaFree(ptr_); }
-  std::vector<E> download() const {
-    std::vector<E> host(size_);
-    RSH_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, size_ * sizeof(E), cudaMemcpyDeviceToHost));
-    return host;
-  }
-  E* get() const { return ptr_; }
-
- private:
-  E* ptr_ = nullptr;
-  size_t size_;
-};
 
 struct Case {
   int n;
@@ -88,10 +69,10 @@ class CudaSpmmTest : public ::testing::Test {
 
     const bool row = c.layout == Layout::kRowMajor;
     const int64_t ldb = (row ? c.n : A_in.num_cols) + 3, ldc = (row ? c.n : A_in.num_rows) + 5;  // padded
-    DeviceBuffer<T> dB(pack<T>(B, c.layout, ldb));
+    rsh::cuda::DeviceArray<T> dB(pack<T>(B, c.layout, ldb));
     std::vector<OutT> hC = pack<OutT>(C0, c.layout, ldc);
     if (c.beta == 0) std::fill(hC.begin(), hC.end(), rsh::cuda::to_element<OutT>(std::nan("")));  // must not be read
-    DeviceBuffer<OutT> dC(hC);
+    rsh::cuda::DeviceArray<OutT> dC(hC);
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
@@ -169,7 +150,7 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   const auto ins = rsh::impl::inspect(A, rsh::Options(), "test");
   const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
   rsh::cuda::SpmmPlan<float> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
-  DeviceBuffer<float> buf(std::vector<float>(100, 0.f));
+  rsh::cuda::DeviceArray<float> buf(std::vector<float>(100, 0.f));
   EXPECT_THROW(plan.spmm(1.f, buf.get(), 4, 0.f, buf.get(), 8, 8, Layout::kRowMajor, nullptr), std::invalid_argument);
   EXPECT_THROW(plan.spmm(1.f, buf.get(), 8, 0.f, buf.get(), 8, -1, Layout::kRowMajor, nullptr), std::invalid_argument);
   EXPECT_THROW(plan.spmm<float>(1.f, nullptr, 8, 0.f, buf.get(), 8, 8, Layout::kRowMajor, nullptr),

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/RshSparse_cuda_device_array.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_kernel.cuh"
@@ -14,36 +15,6 @@
 namespace rsh {
 namespace cuda {
 namespace detail {
-
-/// An owning device array (cudaMalloc / cudaFree), filled from a host buffer.
-template <class E>
-class DeviceArray {
- public:
-  DeviceArray() = default;
-  DeviceArray(const E* host, size_t count, cudaStream_t stream) { assign(host, count, stream); }
-  ~DeviceArray() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  void assign(const E* host, size_t count, cudaStream_t stream) {
-    if (count != count_) {
-      if (ptr_) RSH_CUDA_CHECK(cudaFree(ptr_));
-      ptr_ = nullptr;
-      count_ = count;
-      if (count) RSH_CUDA_CHECK(cudaMalloc(&ptr_, count * sizeof(E)));
-    }
-    if (count) {
-      RSH_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, count * sizeof(E), cudaMemcpyHostToDevice, stream));
-      RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host buffer may be temporary
-    }
-  }
-  const E* get() const { return ptr_; }
-
- private:
-  E* ptr_ = nullptr;
-  size_t count_ = 0;
-};
 
 /// Strided dense reference; 16-byte vectors only for aligned row-major data with n % 8 == 0.
 template <class E>
@@ -68,11 +39,11 @@ struct SpmmPlan<T>::Device {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_unsplit, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
   KernelConfig config;
-  detail::DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_rows, res_cols;
-  detail::DeviceArray<uint64_t> tile_bitmap;
-  detail::DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
-  detail::DeviceArray<int> res_item_row, res_item_begin, res_item_end, scale_rows;
-  detail::DeviceArray<T> values;  ///< tile values, then residual values
+  DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_rows, res_cols;
+  DeviceArray<uint64_t> tile_bitmap;
+  DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
+  DeviceArray<int> res_item_row, res_item_begin, res_item_end, scale_rows;
+  DeviceArray<T> values;  ///< tile values, then residual values
 };
 
 template <class T>

@@ -1,0 +1,65 @@
+#pragma once
+// An owning device array (cudaMalloc / cudaFree), for the plan's format
+// buffers and for callers' B and C (tests, benchmarks). Host code only.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "cuda/RshSparse_spmm_cuda.hpp"
+
+namespace rsh {
+namespace cuda {
+
+template <class E>
+class DeviceArray {
+ public:
+  DeviceArray() = default;
+  /// `count` uninitialised elements.
+  explicit DeviceArray(size_t count) { allocate(count); }
+  /// A copy of `host`.
+  explicit DeviceArray(const std::vector<E>& host) { assign(host.data(), host.size(), nullptr); }
+  DeviceArray(DeviceArray&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceArray& operator=(DeviceArray&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() {
+    if (ptr_) cudaFree(ptr_);
+  }
+
+  /// Replaces the contents with `count` elements of the host buffer `host`;
+  /// returns when the copy is done (the host buffer may be temporary).
+  void assign(const E* host, size_t count, cudaStream_t stream) {
+    if (!ptr_ || count != count_) allocate(count);
+    if (count == 0) return;
+    RSH_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, count * sizeof(E), cudaMemcpyHostToDevice, stream));
+    RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  std::vector<E> download() const {
+    std::vector<E> host(count_);
+    RSH_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, count_ * sizeof(E), cudaMemcpyDeviceToHost));
+    return host;
+  }
+  E* get() const { return ptr_; }
+  size_t size() const { return count_; }
+
+ private:
+  /// Never a null pointer, even for zero elements, so callers' null checks mean "not given".
+  void allocate(size_t count) {
+    if (ptr_) RSH_CUDA_CHECK(cudaFree(ptr_));
+    ptr_ = nullptr;
+    count_ = count;
+    RSH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<size_t>(count, 1) * sizeof(E)));
+  }
+
+  E* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+}  // namespace cuda
+}  // namespace rsh
