@@ -1,6 +1,8 @@
 #pragma once
 // The benchmark matrix suite: every matrix listed in MANIFEST.tsv of the
 // shared matrix folder, plus large generated ones that do not fit in L2.
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -45,6 +47,40 @@ inline std::vector<MatrixSource> generated_matrices() {
       {"gen/banded_2M_hb3", [] { return impl::generate_banded_host(2000000, 3, 1.0, 1); }},
       {"gen/uniform_1M_12", [] { return impl::generate_uniform_host(1000000, 1000000, 12, 1); }},
   };
+}
+
+/// "a,b,,c" -> {a, b, c}.
+inline std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// The value of `--flag=value` if `arg` is that flag, else empty.
+inline std::string flag_value(const std::string& arg, const char* flag) {
+  return arg.rfind(flag, 0) == 0 ? arg.substr(std::strlen(flag)) : std::string();
+}
+
+/// The matrices of the named suites ("shared", "generated") whose names
+/// contain one of `match` (all when empty).
+inline std::vector<MatrixSource> suite_sources(const std::string& matrix_dir, const std::vector<std::string>& suites,
+                                               const std::vector<std::string>& match) {
+  std::vector<MatrixSource> sources;
+  for (const auto& suite : suites) {
+    const auto more = suite == "generated" ? generated_matrices() : shared_matrices(matrix_dir);
+    sources.insert(sources.end(), more.begin(), more.end());
+  }
+  if (!match.empty())
+    sources.erase(std::remove_if(sources.begin(), sources.end(),
+                                 [&](const MatrixSource& s) {
+                                   return std::none_of(match.begin(), match.end(), [&](const std::string& m) {
+                                     return s.name.find(m) != std::string::npos;
+                                   });
+                                 }),
+                  sources.end());
+  return sources;
 }
 
 }  // namespace bench

@@ -70,14 +70,18 @@ class SpmmHandle {
   const std::vector<double>& host_values() const { return host_values_; }
   int64_t tile_nnz() const { return tile_nnz_; }
   const impl::PhaseTimes& phase_times() const { return inspection_.times; }
+  /// The row order applied: Options::reorder, or what kAuto chose.
+  Reorder applied_reorder() const { return inspection_.reorder; }
   impl::FormatStats format_stats() const { return impl::format_stats(inspection_.pattern, sizeof(Scalar)); }
 
   /// Statistics of the matrix and of its RS-Tile format, for people.
   std::string describe() const {
     if (!analyzed_) return "rsh::SpmmHandle: not analyzed\n";
     return std::string("partition: ") + partition_name(options_.partition) +
-           ", reorder: " + reorder_name(options_.reorder) + "\n" + impl::to_string(inspection_.stats) +
-           impl::to_string(format_stats()) + inspection_.times.to_string();
+           ", reorder: " + reorder_name(options_.reorder) +
+           (options_.reorder == Reorder::kAuto ? std::string(" (chose ") + reorder_name(inspection_.reorder) + ")"
+                                               : "") +
+           "\n" + impl::to_string(inspection_.stats) + impl::to_string(format_stats()) + inspection_.times.to_string();
   }
 
   /// Backend state (e.g. the CUDA plan), owned by the handle; built lazily by the backend.

@@ -1,6 +1,8 @@
 #pragma once
 // Options of the spmm inspector (the handle). Every preprocessing choice is
 // here, with the defaults the module uses when the user says nothing.
+#include <stdexcept>
+#include <string>
 
 namespace rsh {
 
@@ -12,18 +14,37 @@ enum class Partition {
 };
 
 /// Row permutation applied before partitioning (C rows keep their positions).
+/// The permutations of "Learning Sparse Matrix Row Permutations" are mapped
+/// onto the Tensor-Core kernel: the paper's warp is an 8-row window (one
+/// warp's work item), its CTA 8 consecutive windows (64 rows, one CTA of 8
+/// warps); a row's warp load is its nonzero count and its bit mask the set
+/// of column blocks it touches (ReorderOptions::mask_block_columns).
 enum class Reorder {
-  kNone,      ///< rows in their given order
-  kLocality,  ///< RSH-SpMM Alg. 3: similar rows into the same window
+  kNone,         ///< rows in their given order
+  kLocality,     ///< RSH-SpMM Alg. 3: similar rows (weighted Jaccard) into the same window
+  kPlainSort,    ///< rows by decreasing load: windows of similar loads
+  kFlippedSort,  ///< decreasing load dealt to a CTA's 8 windows, direction flipped each round
+  kLptSort,      ///< longest processing time first: each row to the least-loaded window with room
+  kWarpAware,    ///< each window seeded with the lightest row, then the nearest mask (Hamming) to the last row
+  kCtaAware,     ///< one chain, each row the nearest mask to the previous one (across windows)
+  kHybrid1,      ///< plain sort, equal loads ordered by nearest mask
+  kHybrid2_1,    ///< CTA-aware, equally near rows: the closest load
+  kHybrid2_2,    ///< CTA-aware, equally near rows: the nearest to the window's first row
+  kHybrid2_3,    ///< warp-aware, equally near rows: the closest load
+  kAuto,         ///< the handle picks per matrix by the cost model (rsh::impl::select_reorder)
 };
 
-/// Parameters of Reorder::kLocality.
+/// Parameters of the reorderings.
 struct ReorderOptions {
-  double alpha = 1.0;       ///< column weight d_j^-alpha: rare columns count more
-  int neighbours = 8;       ///< k of the kNN graph
-  int max_postings = 1024;  ///< columns shared by more rows are not used to find candidates
+  double alpha = 1.0;       ///< Locality: column weight d_j^-alpha, rare columns count more
+  int neighbours = 8;       ///< Locality: k of the kNN graph
+  int max_postings = 1024;  ///< columns (blocks) shared by more rows are not used to find candidates
   int max_scan = 8192;      ///< postings scanned per row (bounded work per row)
-  bool two_opt = true;      ///< 2-opt segment reversals over two-window spans
+  bool two_opt = true;      ///< Locality: 2-opt segment reversals over two-window spans
+  /// Hamming policies: columns per mask bit. The paper uses 32 (one 128-byte
+  /// line of a column-major B); with row-major B every column is its own B
+  /// row, and tiles are built from exact columns, so the default is 1.
+  int mask_block_columns = 1;
 };
 
 /// Which executor runs the multiply.
@@ -50,8 +71,47 @@ struct Options {
   bool report_progress = false;
 };
 
+/// Every policy and its name, in the order of the enum (kAuto last).
+constexpr Reorder kAllReorders[] = {Reorder::kNone,        Reorder::kLocality,  Reorder::kPlainSort,
+                                    Reorder::kFlippedSort, Reorder::kLptSort,   Reorder::kWarpAware,
+                                    Reorder::kCtaAware,    Reorder::kHybrid1,   Reorder::kHybrid2_1,
+                                    Reorder::kHybrid2_2,   Reorder::kHybrid2_3, Reorder::kAuto};
+
 inline const char* reorder_name(Reorder r) {
-  return r == Reorder::kLocality ? "Locality" : "None";
+  switch (r) {
+    case Reorder::kNone:
+      return "None";
+    case Reorder::kLocality:
+      return "Locality";
+    case Reorder::kPlainSort:
+      return "PlainSort";
+    case Reorder::kFlippedSort:
+      return "FlippedSort";
+    case Reorder::kLptSort:
+      return "LptSort";
+    case Reorder::kWarpAware:
+      return "WarpAware";
+    case Reorder::kCtaAware:
+      return "CtaAware";
+    case Reorder::kHybrid1:
+      return "Hybrid1";
+    case Reorder::kHybrid2_1:
+      return "Hybrid2.1";
+    case Reorder::kHybrid2_2:
+      return "Hybrid2.2";
+    case Reorder::kHybrid2_3:
+      return "Hybrid2.3";
+    case Reorder::kAuto:
+      return "Auto";
+  }
+  return "unknown";
+}
+
+/// The policy named `name` (as reorder_name prints it); throws std::invalid_argument otherwise.
+inline Reorder parse_reorder(const std::string& name) {
+  for (Reorder r : kAllReorders)
+    if (name == reorder_name(r)) return r;
+  throw std::invalid_argument("rsh::parse_reorder: unknown reordering '" + name + "'");
 }
 
 inline const char* partition_name(Partition p) {

@@ -7,7 +7,9 @@
 
 #include "Test_RshSparse_common.hpp"
 #include "impl/RshSparse_inspector.hpp"
+#include "impl/RshSparse_permutation_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
 
 namespace {
 
@@ -39,9 +41,9 @@ TEST(Reorder, LocalityOrderIsAPermutation) {
   EXPECT_THROW(rsh::impl::locality_order(rsh::test::random_crs(5, 5, 2, 1), o), std::invalid_argument);
 }
 
-TEST(Reorder, LocalityRecoversShuffledBlocks) {
-  // 16 groups of 8 rows; group g draws its nonzeros from its own 16 columns.
-  // Shuffling the rows hides the groups from 8-row windows; reordering finds them.
+/// 16 groups of 8 rows; group g draws its nonzeros from its own 16 columns.
+/// Shuffling the rows hides the groups from 8-row windows; reordering finds them.
+HostCrs shuffled_blocks() {
   std::mt19937_64 rng(rsh::test::fresh_seed());
   std::vector<int> shuffle(128);
   for (int i = 0; i < 128; ++i) shuffle[i] = i;
@@ -50,15 +52,125 @@ TEST(Reorder, LocalityRecoversShuffledBlocks) {
   for (int r = 0; r < 128; ++r)
     for (int c = 0; c < 16; ++c)
       if (rng() % 2) coo.push_back({shuffle[r], 16 * (r / 8) + c, 1.0});
-  const HostCrs A = rsh::impl::coo_to_crs(128, 256, coo);
+  return rsh::impl::coo_to_crs(128, 256, coo);
+}
+
+TEST(Reorder, SimilarityPoliciesRecoverShuffledBlocks) {
+  const HostCrs A = shuffled_blocks();
   rsh::Options plain = rsh::test::options(rsh::Partition::kTensorCoreOnly);
-  rsh::Options reordered = plain;
-  reordered.reorder = rsh::Reorder::kLocality;
   const auto before = rsh::impl::format_stats(rsh::impl::inspect(A, plain, "test").pattern, 8);
-  const auto after = rsh::impl::format_stats(rsh::impl::inspect(A, reordered, "test").pattern, 8);
-  EXPECT_GE(after.mean_nnz_per_tile, 2.0 * before.mean_nnz_per_tile);
-  EXPECT_LT(after.mean_window_columns, before.mean_window_columns);
-  EXPECT_LE(after.mean_window_columns, 20.0);  // close to the 16 columns of one group
+  for (rsh::Reorder policy :
+       {rsh::Reorder::kLocality, rsh::Reorder::kWarpAware, rsh::Reorder::kCtaAware, rsh::Reorder::kHybrid2_1,
+        rsh::Reorder::kHybrid2_2, rsh::Reorder::kHybrid2_3, rsh::Reorder::kAuto}) {
+    SCOPED_TRACE(rsh::reorder_name(policy));
+    rsh::Options reordered = plain;
+    reordered.reorder = policy;
+    const auto after = rsh::impl::format_stats(rsh::impl::inspect(A, reordered, "test").pattern, 8);
+    EXPECT_LT(after.mean_window_columns, before.mean_window_columns);
+    if (policy == rsh::Reorder::kLocality || policy == rsh::Reorder::kAuto) {
+      EXPECT_GE(after.mean_nnz_per_tile, 2.0 * before.mean_nnz_per_tile);
+      EXPECT_LE(after.mean_window_columns, 20.0);  // close to the 16 columns of one group
+    } else {
+      // Hamming distance favours rows with few columns over rows that share
+      // them, so greedy chains leave a group early now and then.
+      EXPECT_GE(after.mean_nnz_per_tile, 1.5 * before.mean_nnz_per_tile);
+    }
+  }
+}
+
+TEST(Reorder, EveryPolicyIsAPermutation) {
+  std::vector<std::pair<const char*, HostCrs>> shapes;
+  shapes.push_back({"random", rsh::test::random_crs(301, 97, 9, rsh::test::fresh_seed())});
+  shapes.push_back({"clustered", rsh::test::random_crs(203, 150, 7, rsh::test::fresh_seed(), true)});
+  shapes.push_back({"empty", rsh::impl::coo_to_crs(0, 0, {})});
+  shapes.push_back({"no nonzeros", rsh::impl::coo_to_crs(9, 3, {})});
+  shapes.push_back({"one row", rsh::test::random_crs(1, 50, 20, 3)});
+  shapes.push_back({"wide", rsh::test::random_crs(40, 2000, 5, 4)});
+  shapes.push_back({"not a multiple of 64 rows", rsh::test::random_crs(77, 30, 4, 5)});
+  rsh::ReorderOptions tight;  // every column a hub: the fallback pass still finds rows
+  tight.max_postings = 1;
+  tight.max_scan = 3;
+  rsh::ReorderOptions blocks;
+  blocks.mask_block_columns = 32;  // the paper's masks (32 columns per bit)
+  for (rsh::Reorder policy : rsh::kAllReorders)
+    for (const auto& shape : shapes)
+      for (const rsh::ReorderOptions& ro : {rsh::ReorderOptions{}, tight, blocks}) {
+        SCOPED_TRACE(std::string(rsh::reorder_name(policy)) + " on " + shape.first);
+        rsh::Options o;
+        o.reorder = policy;
+        o.reorder_options = ro;
+        const std::vector<int> order = rsh::impl::row_order(shape.second, o);
+        if (order.empty())  // the identity, which only these may choose
+          EXPECT_TRUE(policy == rsh::Reorder::kNone || policy == rsh::Reorder::kAuto || shape.second.num_rows == 0);
+        else
+          expect_permutation(order, shape.second.num_rows);
+      }
+}
+
+/// Sum of row loads (nonzeros) of each 8-row window of `order`.
+std::vector<int64_t> window_loads(const HostCrs& A, const std::vector<int>& order) {
+  std::vector<int64_t> loads((order.size() + 7) / 8, 0);
+  for (size_t i = 0; i < order.size(); ++i) loads[i / 8] += A.row_map[order[i] + 1] - A.row_map[order[i]];
+  return loads;
+}
+
+TEST(Reorder, LoadBalancingSorts) {
+  const HostCrs A = rsh::test::random_crs(200, 300, 12, rsh::test::fresh_seed(), true);
+  auto load = [&](int r) { return A.row_map[r + 1] - A.row_map[r]; };
+  const rsh::ReorderOptions ro;
+  const auto plain = rsh::impl::permutation_order(A, rsh::Reorder::kPlainSort, ro);
+  for (size_t i = 1; i < plain.size(); ++i) ASSERT_GE(load(plain[i - 1]), load(plain[i]));
+  const auto plain_loads = window_loads(A, plain);
+
+  // Flipped: within each CTA block (8 windows), the spread of window loads is
+  // at most the plain sort's (whose first window holds the block's 8 heaviest rows).
+  const auto flipped_loads = window_loads(A, rsh::impl::permutation_order(A, rsh::Reorder::kFlippedSort, ro));
+  for (size_t b = 0; b + 8 <= plain_loads.size(); b += 8) {
+    auto spread = [&](const std::vector<int64_t>& l) {
+      const auto mm = std::minmax_element(l.begin() + b, l.begin() + b + 8);
+      return *mm.second - *mm.first;
+    };
+    EXPECT_LE(spread(flipped_loads), spread(plain_loads));
+  }
+  EXPECT_LT(*std::max_element(flipped_loads.begin(), flipped_loads.end()), plain_loads.front());
+
+  // LPT: full windows of 8 rows, far more even than the plain sort's.
+  const auto lpt_loads = window_loads(A, rsh::impl::permutation_order(A, rsh::Reorder::kLptSort, ro));
+  const auto lpt_mm = std::minmax_element(lpt_loads.begin(), lpt_loads.end());
+  int64_t max_row = 0;
+  for (int r = 0; r < A.num_rows; ++r) max_row = std::max<int64_t>(max_row, load(r));
+  EXPECT_LE(*lpt_mm.second - *lpt_mm.first, max_row);
+  EXPECT_LT(*lpt_mm.second, plain_loads.front());
+
+  EXPECT_THROW(rsh::impl::permutation_order(A, rsh::Reorder::kLocality, ro), std::invalid_argument);
+  rsh::ReorderOptions bad;
+  bad.mask_block_columns = 0;
+  EXPECT_THROW(rsh::impl::permutation_order(A, rsh::Reorder::kCtaAware, bad), std::invalid_argument);
+}
+
+TEST(Reorder, AutoKeepsTheCheapestPredictedOrder) {
+  const HostCrs hidden = shuffled_blocks();
+  const rsh::Options o = rsh::test::options(rsh::Partition::kRowStructured);
+  const auto choice = rsh::impl::select_reorder(hidden, o);
+  ASSERT_EQ(choice.considered.size(), std::size(rsh::impl::kAutoCandidates));
+  EXPECT_NE(choice.policy, rsh::Reorder::kNone);
+  expect_permutation(choice.order, hidden.num_rows);
+  const double chosen = rsh::impl::order_cost(hidden, o, choice.order).cost();
+  for (const auto& c : choice.considered) EXPECT_LE(chosen, c.second.cost());
+
+  // Already ordered (a banded matrix): nothing predicts 3% less work, so no reordering.
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r < 256; ++r)
+    for (int c = std::max(0, r - 3); c <= std::min(255, r + 3); ++c) coo.push_back({r, c, 1.0});
+  const HostCrs banded = rsh::impl::coo_to_crs(256, 256, coo);
+  const auto keep = rsh::impl::select_reorder(banded, o);
+  EXPECT_EQ(keep.policy, rsh::Reorder::kNone);
+  EXPECT_TRUE(keep.order.empty());
+}
+
+TEST(Reorder, NamesRoundTrip) {
+  for (rsh::Reorder policy : rsh::kAllReorders) EXPECT_EQ(rsh::parse_reorder(rsh::reorder_name(policy)), policy);
+  EXPECT_THROW(rsh::parse_reorder("locality"), std::invalid_argument);
 }
 
 }  // namespace

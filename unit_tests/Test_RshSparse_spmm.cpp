@@ -129,11 +129,13 @@ TYPED_TEST(SpmmTest, SplitWorkItemsAndExactMultiples) {
 
 TYPED_TEST(SpmmTest, ReorderedRowsGiveTheSameResult) {
   const auto A = rsh::test::random_crs(97, 80, 11, rsh::test::fresh_seed(), true);
-  for (rsh::Partition p : rsh::test::kAllPartitions) {
-    rsh::Options o = rsh::test::options(p, 2, 8);  // small items: split pieces of reordered windows too
-    o.reorder = rsh::Reorder::kLocality;
-    for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
-  }
+  for (rsh::Reorder policy : rsh::kAllReorders)
+    for (rsh::Partition p : rsh::test::kAllPartitions) {
+      rsh::Options o = rsh::test::options(p, 2, 8);  // small items: split pieces of reordered windows too
+      o.reorder = policy;
+      SCOPED_TRACE(rsh::reorder_name(policy));
+      for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
+    }
 }
 
 TYPED_TEST(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {

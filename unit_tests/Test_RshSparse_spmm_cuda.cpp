@@ -133,9 +133,11 @@ TYPED_TEST(CudaSpmm, RealGraphsAndPowerLaw) {
   const auto host = rsh::impl::to_host_crs(rmat.num_rows, rmat.num_cols, rmat.row_map, rmat.entries, rmat.values);
   for (rsh::Partition p : rsh::test::kAllPartitions) {
     this->check(host, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
-    rsh::Options reordered = rsh::test::options(p);
-    reordered.reorder = rsh::Reorder::kLocality;
-    this->check(host, {128, 1.0, 0.5, reordered, Layout::kRowMajor});
+    for (rsh::Reorder policy : {rsh::Reorder::kLocality, rsh::Reorder::kCtaAware, rsh::Reorder::kLptSort}) {
+      rsh::Options reordered = rsh::test::options(p);
+      reordered.reorder = policy;
+      this->check(host, {128, 1.0, 0.5, reordered, Layout::kRowMajor});
+    }
   }
   const std::string path = rsh::test::shared_matrix("gnn/cora.mtx.gz");
   if (path.empty()) return;

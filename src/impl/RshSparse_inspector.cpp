@@ -6,6 +6,7 @@
 
 #include "impl/RshSparse_partition_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
 
 namespace rsh {
 namespace impl {
@@ -46,7 +47,15 @@ Inspection inspect(HostCrs A, const Options& options, const char* who) {
   phase("validate + sort", out.times.convert);
   out.stats = compute_stats(A);
   phase("statistics", out.times.stats);
-  const std::vector<int> order = row_order(A, options);
+  std::vector<int> order;
+  if (options.reorder == Reorder::kAuto) {
+    ReorderChoice choice = select_reorder(A, options);
+    out.reorder = choice.policy;
+    order = std::move(choice.order);
+  } else {
+    out.reorder = options.reorder;
+    order = row_order(A, options);
+  }
   phase("reorder", out.times.reorder);
   const RowPartition partition = partition_rows(A, options, order);
   phase("partition", out.times.partition);

@@ -18,7 +18,8 @@ struct Inspection {
   HostPattern pattern;
   MatrixStats stats;
   PhaseTimes times;
-  uint64_t signature = 0;  ///< hash of the user's row_map and entries
+  uint64_t signature = 0;            ///< hash of the user's row_map and entries
+  Reorder reorder = Reorder::kNone;  ///< the row order applied (kAuto's choice when asked for kAuto)
 };
 
 /// Validates A (throws std::invalid_argument naming `who`), sorts its rows

@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "impl/RshSparse_candidate_table.hpp"
+#include "impl/RshSparse_permutation_impl.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
+
 namespace rsh {
 namespace impl {
 namespace {
@@ -69,42 +73,6 @@ double similarity(const HostCrs& A, const ColumnIndex& ix, int a, int b) {
 struct Edge {
   double sim;
   int a, b;
-};
-
-/// Candidate rows of one row and their summed shared-column weights. The
-/// candidates are few (at most max_scan) while their ids span the matrix, so
-/// an open-addressing table sized to the scan keeps the random accesses in
-/// cache (dense per-row arrays of n entries missed on every posting).
-class CandidateTable {
- public:
-  void reset(int64_t expected) {
-    bits_ = 4;
-    while ((int64_t(1) << bits_) < 2 * expected) ++bits_;
-    if (keys_.size() < (size_t(1) << bits_)) {
-      keys_.assign(size_t(1) << bits_, -1);
-      weights_.resize(keys_.size());
-    }
-    for (uint32_t h : used_) keys_[h] = -1;
-    used_.clear();
-  }
-  void add(int row, double weight) {
-    const uint32_t mask = (uint32_t(1) << bits_) - 1;
-    uint32_t h = (uint32_t(row) * 0x9E3779B1u) >> (32 - bits_);
-    while (keys_[h] != -1 && keys_[h] != row) h = (h + 1) & mask;
-    if (keys_[h] == -1) keys_[h] = row, weights_[h] = 0.0, used_.push_back(h);
-    weights_[h] += weight;
-  }
-  bool empty() const { return used_.empty(); }
-  template <class F>
-  void for_each(F&& f) const {
-    for (uint32_t h : used_) f(keys_[h], weights_[h]);
-  }
-
- private:
-  int bits_ = 4;
-  std::vector<int> keys_;
-  std::vector<double> weights_;
-  std::vector<uint32_t> used_;
 };
 
 /// Top-k neighbours of every row by weighted Jaccard; candidates are rows
@@ -230,7 +198,16 @@ std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
 }
 
 std::vector<int> row_order(const HostCrs& A, const Options& options) {
-  return options.reorder == Reorder::kLocality ? locality_order(A, options.reorder_options) : std::vector<int>{};
+  switch (options.reorder) {
+    case Reorder::kNone:
+      return {};
+    case Reorder::kLocality:
+      return locality_order(A, options.reorder_options);
+    case Reorder::kAuto:
+      return select_reorder(A, options).order;
+    default:
+      return permutation_order(A, options.reorder, options.reorder_options);
+  }
 }
 
 }  // namespace impl

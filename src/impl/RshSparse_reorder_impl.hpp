@@ -19,7 +19,8 @@ namespace impl {
 /// (position -> original row).
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& options);
 
-/// The order `options.reorder` asks for (empty = identity).
+/// The order `options.reorder` asks for (empty = identity); kAuto runs the
+/// cost model of select_reorder.
 std::vector<int> row_order(const HostCrs& A, const Options& options);
 
 }  // namespace impl

@@ -1,0 +1,124 @@
+// Preprocessing cost and format effect of every row reordering, on the host
+// (one core). Names: reorder/<matrix>/<policy>; the time is the reordering
+// phase alone. Counters: nnz per tile, fraction of nonzeros on Tensor
+// Cores, mean distinct columns (B rows read) per window, tiles, and the
+// predicted kernel cost relative to no reordering (rsh::impl::OrderCost).
+//
+// Flags (before Google Benchmark's own):
+//   --rsh_matrices=DIR  shared matrix folder (MANIFEST.tsv); default $RSH_MATRIX_DIR
+//   --rsh_suite=LIST    shared,generated (default shared)
+//   --rsh_match=STR     only matrices whose name contains STR (repeatable)
+//   --rsh_reorder=LIST  policies as rsh::reorder_name prints them (default: all)
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+#include <iostream>
+#include <map>
+
+#include "RshSparse_benchmark_suite.hpp"
+#include "impl/RshSparse_inspector.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
+
+namespace {
+
+using namespace rsh;
+
+struct Config {
+  std::string matrix_dir;
+  std::vector<std::string> suites{"shared"}, match;
+  std::vector<Reorder> policies{std::begin(kAllReorders), std::end(kAllReorders)};
+};
+
+/// The matrix being benchmarked (cached across its policies) and its
+/// identity-order cost, the reference of the cost ratios.
+struct Loaded {
+  std::string name;
+  impl::HostCrs A;
+  double identity_cost = 0;
+};
+std::unique_ptr<Loaded> g_loaded;
+
+const Loaded& load(const bench::MatrixSource& src, int index, int count) {
+  if (g_loaded && g_loaded->name == src.name) return *g_loaded;
+  g_loaded.reset();
+  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << std::endl;
+  auto m = std::make_unique<Loaded>();
+  m->name = src.name;
+  m->A = src.load();
+  m->identity_cost = impl::order_cost(m->A, Options{}, {}).cost();
+  g_loaded = std::move(m);
+  return *g_loaded;
+}
+
+void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, Reorder policy, int index, int count) {
+  const Loaded& m = load(src, index, count);
+  Options o;
+  o.reorder = policy;
+  o.report_progress = m.A.nnz() >= 10000000;
+  impl::Inspection ins;
+  for (auto _ : state) {
+    ins = impl::inspect(m.A, o, "reorder benchmark");
+    state.SetIterationTime(ins.times.reorder);
+  }
+  const impl::FormatStats fs = impl::format_stats(ins.pattern, 2);
+  state.counters["nnz"] = double(m.A.nnz());
+  state.counters["nnz_per_tile"] = fs.mean_nnz_per_tile;
+  state.counters["tc_fraction"] = fs.tile_fraction;
+  state.counters["window_columns"] = fs.mean_window_columns;
+  state.counters["tiles"] = double(ins.pattern.num_tiles());
+  state.counters["inspect_ms"] = 1e3 * (ins.times.convert + ins.times.stats + ins.times.reorder + ins.times.partition +
+                                        ins.times.build + ins.times.schedule);
+  // Predicted cost from the built format (the same counts order_cost makes).
+  impl::OrderCost c;
+  c.tiles = ins.pattern.num_tiles();
+  c.windows = ins.pattern.num_windows();
+  c.residual_rows = static_cast<int64_t>(ins.pattern.res_rows.extent(0));
+  c.residual_nnz = static_cast<int64_t>(ins.pattern.res_cols.extent(0));
+  if (m.identity_cost > 0) state.counters["cost_ratio"] = c.cost() / m.identity_cost;
+  state.SetLabel(std::string("applied: ") + reorder_name(ins.reorder));
+}
+
+Config parse_flags(int& argc, char** argv) {
+  Config cfg;
+  if (const char* dir = std::getenv("RSH_MATRIX_DIR")) cfg.matrix_dir = dir;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
+    if (!value("--rsh_matrices=").empty()) {
+      cfg.matrix_dir = value("--rsh_matrices=");
+    } else if (!value("--rsh_suite=").empty()) {
+      cfg.suites = bench::split_list(value("--rsh_suite="));
+    } else if (!value("--rsh_match=").empty()) {
+      cfg.match.push_back(value("--rsh_match="));
+    } else if (!value("--rsh_reorder=").empty()) {
+      cfg.policies.clear();
+      for (const auto& name : bench::split_list(value("--rsh_reorder="))) cfg.policies.push_back(parse_reorder(name));
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  return cfg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  static const Config cfg = parse_flags(argc, argv);
+  static const std::vector<bench::MatrixSource> sources = bench::suite_sources(cfg.matrix_dir, cfg.suites, cfg.match);
+  const int count = static_cast<int>(sources.size());
+  for (int i = 0; i < count; ++i)
+    for (Reorder policy : cfg.policies)
+      benchmark::RegisterBenchmark(("reorder/" + sources[i].name + "/" + reorder_name(policy)).c_str(),
+                                   [=](benchmark::State& s) { bench_reorder(s, sources[i], policy, i, count); })
+          ->UseManualTime()
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  g_loaded.reset();  // before Kokkos::finalize
+  return 0;
+}

@@ -1,0 +1,42 @@
+#pragma once
+// Reorder::kAuto: the handle's per-matrix choice of row order by a cost
+// model (DESIGN section 5; the learned predictor comes later).
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "RshSparse_spmm_options.hpp"
+#include "impl/RshSparse_HostCrs.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// What one row order gives under the partition of the options, and its
+/// predicted kernel cost in dense rows moved: 8 B rows per tile, 8 C rows
+/// per window, and per residual nonzero one B row weighted 2 (the CUDA-core
+/// path moves a whole B row for one nonzero and ran at about half the
+/// Tensor-Core path's rate on the H100 suite), plus one C row per residual row.
+struct OrderCost {
+  int64_t tiles = 0, windows = 0, residual_rows = 0, residual_nnz = 0;
+  double cost() const { return 8.0 * tiles + 8.0 * windows + 2.0 * residual_nnz + 1.0 * residual_rows; }
+};
+
+/// Partitions A in `order` (empty = identity) and counts what the kernels would do.
+OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector<int>& order);
+
+/// Policies kAuto tries, cheapest preprocessing first.
+constexpr Reorder kAutoCandidates[] = {Reorder::kNone, Reorder::kCtaAware, Reorder::kLocality};
+/// A candidate replaces the identity only if it predicts at least this much less work.
+constexpr double kAutoMinGain = 0.03;
+
+struct ReorderChoice {
+  Reorder policy = Reorder::kNone;
+  std::vector<int> order;  ///< empty = identity
+  std::vector<std::pair<Reorder, OrderCost>> considered;
+};
+
+/// Runs each of kAutoCandidates and keeps the lowest predicted cost.
+ReorderChoice select_reorder(const HostCrs& A, const Options& options);
+
+}  // namespace impl
+}  // namespace rsh
