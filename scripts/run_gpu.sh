@@ -4,6 +4,8 @@
 # them and racecheck on a small case, then a benchmark subset. Logs and the
 # benchmark JSON go to the folder given as first argument.
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all] [benchmark args...]
+# RSH_BENCH_BIN picks another staged benchmark binary (e.g. a baseline build),
+# RSH_BENCH_TAG names its outputs (bench_<tag>.json; default: bench.json).
 set -uo pipefail
 out=${1:?output folder}; what=${2:-all}; shift $(( $# >= 2 ? 2 : 1 ))
 mkdir -p "$out"
@@ -29,9 +31,10 @@ if [[ $what == sanitize || $what == all ]]; then
 fi
 if [[ $what == bench || $what == all ]]; then
   echo "== benchmark $*"
-  $dev/bin/rsh_spmm_benchmark --benchmark_out="$out/bench.json" --benchmark_out_format=json \
-    --benchmark_min_time=0.05 "$@" > "$out/bench.log" 2> "$out/bench.err" || status=1
-  tail -3 "$out/bench.err"
-  python3 scripts/bench_summary.py "$out/bench.json" | tee "$out/summary.md" | tail -40
+  tag=${RSH_BENCH_TAG:+_$RSH_BENCH_TAG}
+  $dev/bin/${RSH_BENCH_BIN:-rsh_spmm_benchmark} --benchmark_out="$out/bench$tag.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.01 "$@" > "$out/bench$tag.log" 2> "$out/bench$tag.err" || status=1
+  tail -3 "$out/bench$tag.err"
+  python3 scripts/bench_summary.py "$out/bench$tag.json" | tee "$out/summary$tag.md" | tail -40
 fi
 exit $status

@@ -92,6 +92,21 @@ struct RawRow {
   }
 };
 
+/// 16 bytes global -> shared without registers (sm_80+); `fill` false
+/// writes zeros and reads nothing (src must still be a valid address).
+__device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool fill) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(fill ? 16 : 0) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits until at most `Pending` of this thread's committed groups are in flight.
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
 /// C(row, f .. f+V-1) += v with 16-byte vector reductions (sm_90): one per 4
 /// floats or 8 halves, instead of V scalar atomics.
 template <int V>

@@ -22,11 +22,18 @@ struct SpmmParams {
   int num_scale_rows;
 };
 
+/// CTAs per SM the register budget is sized for: 4 x 8 warps (64 registers a
+/// thread) keeps the latency-bound loop at 50% occupancy; the deeper
+/// pipeline of the cp.async ring would otherwise take ~100 registers.
+#ifndef RSH_TC_MIN_BLOCKS
+#define RSH_TC_MIN_BLOCKS 4
+#endif
+
 template <class T, class OutT>
-__global__ void __launch_bounds__(kResThreadsPerBlock) spmm_kernel(const SpmmParams<T, OutT> p) {
-  __shared__ float smem[kTcWarpsPerBlock * 16 * 32];  // split-K partial accumulators
+__global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_kernel(const SpmmParams<T, OutT> p) {
+  __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K partial sums
   int64_t block = blockIdx.x;
-  if (block < p.tc_blocks) return tc_block(p.tc, block, smem);
+  if (block < p.tc_blocks) return tc_block(p.tc, block, ring);
   block -= p.tc_blocks;
   if (block < p.res_blocks) return residual_block(p.res, block);
   block -= p.res_blocks;

@@ -33,10 +33,18 @@ struct MmaTraits<__half> {
   __device__ __forceinline__ static int col_a(int q) { return 2 * q; }
   __device__ __forceinline__ static int col_b(int q) { return 2 * q + 1; }
 
+  /// The MMA's B fragment (the lane's two sparse values), packed once when loaded.
+  struct BFrag {
+    uint32_t b0;
+  };
+  __device__ __forceinline__ static BFrag pack(__half va, __half vb) {
+    return {uint32_t(__half_as_ushort(va)) | (uint32_t(__half_as_ushort(vb)) << 16)};
+  }
+
   /// acc[j][0..3] += B^T(features of MMA j, cols ca,cb) * A(row g, cols ca,cb)^T.
   __device__ __forceinline__ static void mma(float (&acc)[4][4], const RawRow<__half, 8>& ba,
-                                             const RawRow<__half, 8>& bb, __half va, __half vb) {
-    const uint32_t b0 = uint32_t(__half_as_ushort(va)) | (uint32_t(__half_as_ushort(vb)) << 16);
+                                             const RawRow<__half, 8>& bb, BFrag v) {
+    const uint32_t b0 = v.b0;
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       // Low halves of ba.w[j], bb.w[j] are feature 8g+2j of columns ca, cb; high halves feature 8g+2j+1.
@@ -63,9 +71,14 @@ struct MmaTraits<float> {
     return r;
   }
 
+  struct BFrag {
+    uint32_t b0, b1;  ///< TF32 bit patterns
+  };
+  __device__ __forceinline__ static BFrag pack(float va, float vb) { return {tf32(va), tf32(vb)}; }
+
   __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba, const RawRow<float, 4>& bb,
-                                             float va, float vb) {
-    const uint32_t b0 = tf32(va), b1 = tf32(vb);
+                                             BFrag v) {
+    const uint32_t b0 = v.b0, b1 = v.b1;
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
       const uint32_t a0 = tf32(ba.get(2 * j)), a1 = tf32(ba.get(2 * j + 1));
