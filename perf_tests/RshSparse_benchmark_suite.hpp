@@ -2,6 +2,7 @@
 // The benchmark matrix suite: every matrix listed in MANIFEST.tsv of the
 // shared matrix folder, plus large generated ones that do not fit in L2.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -82,6 +83,30 @@ inline std::vector<MatrixSource> suite_sources(const std::string& matrix_dir, co
                   sources.end());
   return sources;
 }
+
+/// The flags every benchmark takes to choose its matrices:
+///   --rsh_matrices=DIR  shared matrix folder (MANIFEST.tsv); default $RSH_MATRIX_DIR
+///   --rsh_suite=LIST    shared,generated (default shared)
+///   --rsh_match=STR     only matrices whose name contains STR (repeatable)
+struct SuiteFlags {
+  std::string matrix_dir = std::getenv("RSH_MATRIX_DIR") ? std::getenv("RSH_MATRIX_DIR") : "";
+  std::vector<std::string> suites{"shared"}, match;
+
+  /// Takes `arg` if it is one of these flags.
+  bool parse(const std::string& arg) {
+    if (!flag_value(arg, "--rsh_matrices=").empty()) {
+      matrix_dir = flag_value(arg, "--rsh_matrices=");
+    } else if (!flag_value(arg, "--rsh_suite=").empty()) {
+      suites = split_list(flag_value(arg, "--rsh_suite="));
+    } else if (!flag_value(arg, "--rsh_match=").empty()) {
+      match.push_back(flag_value(arg, "--rsh_match="));
+    } else {
+      return false;
+    }
+    return true;
+  }
+  std::vector<MatrixSource> sources() const { return suite_sources(matrix_dir, suites, match); }
+};
 
 }  // namespace bench
 }  // namespace rsh

@@ -5,9 +5,7 @@
 // predicted kernel cost relative to no reordering (rsh::impl::OrderCost).
 //
 // Flags (before Google Benchmark's own):
-//   --rsh_matrices=DIR  shared matrix folder (MANIFEST.tsv); default $RSH_MATRIX_DIR
-//   --rsh_suite=LIST    shared,generated (default shared)
-//   --rsh_match=STR     only matrices whose name contains STR (repeatable)
+//   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_reorder=LIST  policies as rsh::reorder_name prints them (default: all)
 #include <benchmark/benchmark.h>
 
@@ -24,8 +22,7 @@ namespace {
 using namespace rsh;
 
 struct Config {
-  std::string matrix_dir;
-  std::vector<std::string> suites{"shared"}, match;
+  bench::SuiteFlags suite;
   std::vector<Reorder> policies{std::begin(kAllReorders), std::end(kAllReorders)};
 };
 
@@ -80,18 +77,12 @@ void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, Reor
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  if (const char* dir = std::getenv("RSH_MATRIX_DIR")) cfg.matrix_dir = dir;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
-    if (!value("--rsh_matrices=").empty()) {
-      cfg.matrix_dir = value("--rsh_matrices=");
-    } else if (!value("--rsh_suite=").empty()) {
-      cfg.suites = bench::split_list(value("--rsh_suite="));
-    } else if (!value("--rsh_match=").empty()) {
-      cfg.match.push_back(value("--rsh_match="));
-    } else if (!value("--rsh_reorder=").empty()) {
+    if (cfg.suite.parse(a)) continue;
+    if (!value("--rsh_reorder=").empty()) {
       cfg.policies.clear();
       for (const auto& name : bench::split_list(value("--rsh_reorder="))) cfg.policies.push_back(parse_reorder(name));
     } else {
@@ -107,7 +98,7 @@ Config parse_flags(int& argc, char** argv) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   static const Config cfg = parse_flags(argc, argv);
-  static const std::vector<bench::MatrixSource> sources = bench::suite_sources(cfg.matrix_dir, cfg.suites, cfg.match);
+  static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
   const int count = static_cast<int>(sources.size());
   for (int i = 0; i < count; ++i)
     for (Reorder policy : cfg.policies)

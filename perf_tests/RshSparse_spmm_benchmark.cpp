@@ -5,9 +5,7 @@
 // A's values are scaled into [-1, 1] (FP16 range); B is uniform in [-1, 1].
 //
 // Extra flags (before Google Benchmark's own):
-//   --rsh_matrices=DIR   shared matrix folder (MANIFEST.tsv); default $RSH_MATRIX_DIR
-//   --rsh_suite=LIST     shared,generated (default shared)
-//   --rsh_match=STR      only matrices whose name contains STR (repeatable)
+//   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
 //   --rsh_partition=P    row|tc|cuda (default row: Options' default partition)
@@ -37,8 +35,7 @@ using cuda::to_double;
 using cuda::to_element;
 
 struct Config {
-  std::string matrix_dir;
-  std::vector<std::string> suites{"shared"}, match;
+  bench::SuiteFlags suite;
   std::vector<int> widths{32, 64, 128, 256};
   std::vector<std::string> precisions{"fp16", "tf32"};
   Options options;
@@ -252,18 +249,12 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  if (const char* dir = std::getenv("RSH_MATRIX_DIR")) cfg.matrix_dir = dir;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
-    if (!value("--rsh_matrices=").empty()) {
-      cfg.matrix_dir = value("--rsh_matrices=");
-    } else if (!value("--rsh_suite=").empty()) {
-      cfg.suites = bench::split_list(value("--rsh_suite="));
-    } else if (!value("--rsh_match=").empty()) {
-      cfg.match.push_back(value("--rsh_match="));
-    } else if (!value("--rsh_n=").empty()) {
+    if (cfg.suite.parse(a)) continue;
+    if (!value("--rsh_n=").empty()) {
       cfg.widths.clear();
       for (const auto& s : bench::split_list(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
     } else if (!value("--rsh_prec=").empty()) {
@@ -292,7 +283,7 @@ Config parse_flags(int& argc, char** argv) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   static Config cfg = parse_flags(argc, argv);
-  static const std::vector<bench::MatrixSource> sources = bench::suite_sources(cfg.matrix_dir, cfg.suites, cfg.match);
+  static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
   if (!cuda::device_available()) {
     std::cerr << "no CUDA device: nothing to benchmark\n";
     return 0;

@@ -92,6 +92,7 @@ __device__ __forceinline__ typename MmaTraits<T>::BFrag tile_values(const P& p, 
 /// both the asynchronous writes and the reads are conflict-free.
 constexpr int kTcStages = 4;  ///< ring slots (values, B) = tiles per metadata batch
 constexpr int kTcAhead = 3;   ///< B and values are requested this many tiles ahead
+static_assert(kTcStages == 4, "rsh::spmm: a MetaBatch holds 4 tiles (8 columns each over 32 lanes)");
 constexpr int kTcStageChunks = 2 * 32;
 constexpr int kTcRingChunks = kTcStages * kTcStageChunks;  ///< uint4 per warp
 static_assert(16 * 32 * sizeof(float) <= kTcRingChunks * sizeof(uint4), "rsh::spmm: partial sums fit in a warp's ring");
