@@ -82,6 +82,7 @@ std::vector<int64_t> sort_rows(HostCrs& A) {
   for (int64_t k = 0; k < A.nnz(); ++k) source[k] = k;
   for (int64_t r = 0; r < A.num_rows; ++r) {
     auto first = source.begin() + A.row_map[r], last = source.begin() + A.row_map[r + 1];
+    if (std::is_sorted(A.entries.begin() + A.row_map[r], A.entries.begin() + A.row_map[r + 1])) continue;
     std::stable_sort(first, last, [&](int64_t a, int64_t b) { return A.entries[a] < A.entries[b]; });
   }
   std::vector<int> entries(A.nnz());
@@ -93,6 +94,24 @@ std::vector<int64_t> sort_rows(HostCrs& A) {
   A.entries.swap(entries);
   A.values.swap(values);
   return source;
+}
+
+HostCrs permute_rows(const HostCrs& A, const std::vector<int>& order, std::vector<int64_t>& source) {
+  HostCrs P;
+  P.num_rows = A.num_rows;
+  P.num_cols = A.num_cols;
+  P.row_map.assign(A.num_rows + 1, 0);
+  for (int64_t i = 0; i < A.num_rows; ++i)
+    P.row_map[i + 1] = P.row_map[i] + A.row_map[order[i] + 1] - A.row_map[order[i]];
+  P.entries.resize(A.nnz());
+  std::vector<int64_t> permuted_source(A.nnz());
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    const int64_t from = A.row_map[order[i]], len = P.row_map[i + 1] - P.row_map[i];
+    std::copy_n(A.entries.begin() + from, len, P.entries.begin() + P.row_map[i]);
+    std::copy_n(source.begin() + from, len, permuted_source.begin() + P.row_map[i]);
+  }
+  source.swap(permuted_source);
+  return P;
 }
 
 }  // namespace impl

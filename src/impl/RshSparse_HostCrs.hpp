@@ -43,5 +43,10 @@ void validate_crs(const HostCrs& A, const char* who);
 /// returns, for each new position, the position it came from.
 std::vector<int64_t> sort_rows(HostCrs& A);
 
+/// A's pattern (no values) with row i = A's row order[i]; `source` (A's
+/// position -> user position) is permuted alongside. `order` must be a
+/// permutation of A's rows.
+HostCrs permute_rows(const HostCrs& A, const std::vector<int>& order, std::vector<int64_t>& source);
+
 }  // namespace impl
 }  // namespace rsh

@@ -43,7 +43,7 @@ Inspection inspect(HostCrs A, const Options& options, const char* who) {
   };
   validate_crs(A, who);
   out.signature = pattern_signature(A);
-  const std::vector<int64_t> source = sort_rows(A);
+  std::vector<int64_t> source = sort_rows(A);
   phase("validate + sort", out.times.convert);
   out.stats = compute_stats(A);
   phase("statistics", out.times.stats);
@@ -57,9 +57,20 @@ Inspection inspect(HostCrs A, const Options& options, const char* who) {
     order = row_order(A, options);
   }
   phase("reorder", out.times.reorder);
-  const RowPartition partition = partition_rows(A, options, order);
+  // Partition and build on a copy with the rows in order, so that both read
+  // A front to back (on a scattered order they missed the cache on every
+  // row), then name the rows by their ids in A again.
+  const HostCrs permuted = order.empty() ? HostCrs() : permute_rows(A, order, source);
+  const HostCrs& ordered = order.empty() ? A : permuted;
+  const RowPartition partition = partition_rows(ordered, options, {});
   phase("partition", out.times.partition);
-  out.pattern = build_rstile(A, partition, source);
+  out.pattern = build_rstile(ordered, partition, source);
+  if (!order.empty()) {
+    for (size_t i = 0; i < out.pattern.window_rows.extent(0); ++i)
+      if (out.pattern.window_rows(i) >= 0) out.pattern.window_rows(i) = order[out.pattern.window_rows(i)];
+    for (size_t j = 0; j < out.pattern.res_rows.extent(0); ++j)
+      out.pattern.res_rows(j) = order[out.pattern.res_rows(j)];
+  }
   phase("RS-Tile build", out.times.build);
   build_schedule(out.pattern, options);
   phase("schedule", out.times.schedule);

@@ -141,7 +141,7 @@ class MaskIndex {
       int64_t scanned = 0;
       for (int64_t k = mask_ptr_[ref]; k < mask_ptr_[ref + 1]; ++k)
         if (in_pass(masks_[k])) scanned += scan_block(masks_[k], max_scan_ - scanned);
-      table_.for_each([&](int u, double shared) {
+      table_.for_each([&](int u, float shared, float) {
         if (eligible(u)) consider(u, size(ref) + size(u) - 2 * static_cast<int64_t>(shared));
       });
     }
@@ -159,7 +159,7 @@ class MaskIndex {
       if (used_[u]) continue;
       postings_[kept++] = u;
       ++visited;
-      table_.add(u, 1.0);
+      table_.add(u, 1.f);
     }
     // Close the gap [kept, read) with the unscanned tail.
     const int64_t gap = read - kept, tail = end - read, moved = std::min(gap, tail);

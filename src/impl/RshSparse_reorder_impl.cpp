@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -15,113 +16,154 @@ namespace impl {
 namespace {
 
 /// Column weights d_j^-alpha, row weights (sum over the row's columns) and
-/// the inverted index (rows of each column).
+/// the inverted index (rows of each column, each with its row weight so
+/// that the candidate scan reads postings only, not a per-row array). A
+/// column's posting range and weight share one 16-byte record: one cache
+/// miss per column on matrices without locality.
 struct ColumnIndex {
-  std::vector<double> weight;
+  struct Column {
+    int64_t begin = 0;  ///< first posting
+    int degree = 0;     ///< rows holding the column
+    float weight = 0;   ///< d^-alpha
+  };
+  struct Posting {
+    int row;
+    float row_weight;
+  };
+  std::vector<Column> cols;
   std::vector<double> row_weight;
-  std::vector<int64_t> ptr;
-  std::vector<int> rows;
+  std::vector<Posting> postings;
 };
+
+/// Calls f(col) for each distinct column of row r (entries may repeat).
+template <class F>
+void for_each_column(const HostCrs& A, int64_t r, F&& f) {
+  for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+    if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) f(A.entries[k]);
+}
 
 ColumnIndex build_column_index(const HostCrs& A, double alpha) {
   ColumnIndex ix;
-  std::vector<int64_t> degree(A.num_cols, 0);
-  for (int64_t r = 0; r < A.num_rows; ++r)
-    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
-      if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) ++degree[A.entries[k]];
-  ix.weight.resize(A.num_cols);
-  ix.ptr.assign(A.num_cols + 1, 0);
-  for (int64_t j = 0; j < A.num_cols; ++j) {
-    ix.weight[j] = degree[j] ? std::pow(double(degree[j]), -alpha) : 0.0;
-    ix.ptr[j + 1] = ix.ptr[j] + degree[j];
+  ix.cols.resize(A.num_cols);
+  for (int64_t r = 0; r < A.num_rows; ++r) for_each_column(A, r, [&](int j) { ++ix.cols[j].degree; });
+  int64_t total = 0;
+  for (auto& c : ix.cols) {
+    c.begin = total;
+    total += c.degree;
+    c.weight = c.degree ? static_cast<float>(std::pow(double(c.degree), -alpha)) : 0.f;
   }
   ix.row_weight.assign(A.num_rows, 0.0);
-  for (int64_t r = 0; r < A.num_rows; ++r)
-    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
-      if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) ix.row_weight[r] += ix.weight[A.entries[k]];
-  ix.rows.resize(ix.ptr.back());
-  std::vector<int64_t> fill(ix.ptr.begin(), ix.ptr.end() - 1);
-  for (int64_t r = 0; r < A.num_rows; ++r)
-    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
-      if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) ix.rows[fill[A.entries[k]]++] = static_cast<int>(r);
+  ix.postings.resize(total);
+  std::vector<int> filled(A.num_cols, 0);
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    for_each_column(A, r, [&](int j) { ix.row_weight[r] += ix.cols[j].weight; });
+    const ColumnIndex::Posting post{static_cast<int>(r), static_cast<float>(ix.row_weight[r])};
+    for_each_column(A, r, [&](int j) { ix.postings[ix.cols[j].begin + filled[j]++] = post; });
+  }
   return ix;
 }
 
-/// Weighted Jaccard similarity of two rows by merging their sorted columns.
-double similarity(const HostCrs& A, const ColumnIndex& ix, int a, int b) {
-  int64_t i = A.row_map[a], ie = A.row_map[a + 1], j = A.row_map[b], je = A.row_map[b + 1];
-  double inter = 0, uni = 0;
-  int prev = -1;
-  while (i < ie || j < je) {
-    int col;
-    const bool both = i < ie && j < je && A.entries[i] == A.entries[j];
-    if (j >= je || (i < ie && A.entries[i] < A.entries[j])) {
-      col = A.entries[i++];
-    } else if (i >= ie || A.entries[j] < A.entries[i]) {
-      col = A.entries[j++];
-    } else {
-      col = A.entries[i++], ++j;
-    }
-    if (col == prev) continue;  // duplicate entries
-    prev = col;
-    uni += ix.weight[col];
-    if (both) inter += ix.weight[col];
+/// The k most similar candidates seen so far, most similar first (ties:
+/// lower row id), kept by insertion: most candidates fail the first compare.
+class TopNeighbours {
+ public:
+  explicit TopNeighbours(int k) : k_(k) { items_.reserve(k + 1); }
+  void clear() { items_.clear(); }
+  void offer(float sim, int row) {
+    auto before = [](const std::pair<float, int>& x, const std::pair<float, int>& y) {
+      return x.first != y.first ? x.first > y.first : x.second < y.second;
+    };
+    const std::pair<float, int> item{sim, row};
+    if (static_cast<int>(items_.size()) == k_ && !before(item, items_.back())) return;
+    if (static_cast<int>(items_.size()) == k_) items_.pop_back();
+    items_.insert(std::upper_bound(items_.begin(), items_.end(), item, before), item);
   }
-  return uni > 0 ? inter / uni : 0.0;
-}
+  const std::vector<std::pair<float, int>>& items() const { return items_; }
+
+ private:
+  int k_;
+  std::vector<std::pair<float, int>> items_;
+};
 
 struct Edge {
-  double sim;
+  float sim;
   int a, b;
 };
 
 /// Top-k neighbours of every row by weighted Jaccard; candidates are rows
 /// sharing a column, found through the inverted index with bounded work.
+/// Edges may repeat (a -> b and b -> a); the spanning forest skips repeats.
 std::vector<Edge> knn_edges(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o) {
   const int n = static_cast<int>(A.num_rows);
-  auto degree = [&](int j) { return ix.ptr[j + 1] - ix.ptr[j]; };
   std::vector<Edge> edges;
+  edges.reserve(size_t(n) * o.neighbours);
   std::vector<int> cols;
-  std::vector<std::pair<double, int>> scored;
+  TopNeighbours best(o.neighbours);
   CandidateTable candidates;
   for (int r = 0; r < n; ++r) {
-    cols.assign(A.entries.begin() + A.row_map[r], A.entries.begin() + A.row_map[r + 1]);
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    // Without locality every column's offsets, weight and postings are
+    // cache misses: request them two rows and one row ahead.
+    if (r + 2 < n)
+      for (int64_t k = A.row_map[r + 2]; k < std::min(A.row_map[r + 3], A.row_map[r + 2] + 64); ++k) {
+        __builtin_prefetch(&ix.cols[A.entries[k]]);
+      }
+    if (r + 1 < n)
+      for (int64_t k = A.row_map[r + 1]; k < std::min(A.row_map[r + 2], A.row_map[r + 1] + 64); ++k) {
+        const int j = A.entries[k];
+        const ColumnIndex::Column& c = ix.cols[j];
+        for (int64_t p = c.begin; p < c.begin + std::min(c.degree, 32); p += 8)  // 8 postings a line
+          __builtin_prefetch(&ix.postings[p]);
+      }
+    cols.clear();
+    for_each_column(A, r, [&](int j) { cols.push_back(j); });
     // Rarest columns first: they name the most specific neighbours.
-    std::sort(cols.begin(), cols.end(), [&](int x, int y) { return degree(x) < degree(y); });
+    std::sort(cols.begin(), cols.end(), [&](int x, int y) { return ix.cols[x].degree < ix.cols[y].degree; });
     bool found = false;
     for (int pass = 0; pass < 2 && !found; ++pass) {  // hub columns only when nothing else is shared
-      auto used = [&](int j) { return (degree(j) > o.max_postings) == (pass == 1); };
+      auto used = [&](int j) { return (ix.cols[j].degree > o.max_postings) == (pass == 1); };
       int64_t expected = 0;
       for (int j : cols)
-        if (used(j)) expected = std::min<int64_t>(o.max_scan, expected + degree(j));
+        if (used(j)) expected = std::min<int64_t>(o.max_scan, expected + ix.cols[j].degree);
       candidates.reset(expected);
       int64_t scanned = 0;
       for (int j : cols) {
         if (!used(j)) continue;
-        for (int64_t p = ix.ptr[j]; p < ix.ptr[j + 1] && scanned < o.max_scan; ++p, ++scanned)
-          if (ix.rows[p] != r) candidates.add(ix.rows[p], ix.weight[j]);
+        const ColumnIndex::Column& c = ix.cols[j];
+        for (int64_t p = c.begin; p < c.begin + c.degree && scanned < o.max_scan; ++p, ++scanned)
+          if (ix.postings[p].row != r) candidates.add(ix.postings[p].row, c.weight, ix.postings[p].row_weight);
       }
       found = !candidates.empty();
     }
-    scored.clear();
-    candidates.for_each([&](int u, double inter) {
-      const double uni = ix.row_weight[r] + ix.row_weight[u] - inter;
-      scored.push_back({uni > 0 ? inter / uni : 0.0, u});
+    best.clear();
+    const float row_weight = static_cast<float>(ix.row_weight[r]);
+    candidates.for_each([&](int u, float inter, float u_weight) {
+      const float uni = row_weight + u_weight - inter;
+      best.offer(uni > 0 ? inter / uni : 0.f, u);
     });
-    const size_t k = std::min<size_t>(o.neighbours, scored.size());
-    std::partial_sort(scored.begin(), scored.begin() + k, scored.end(), [](const auto& x, const auto& y) {
-      return x.first != y.first ? x.first > y.first : x.second < y.second;
-    });
-    for (size_t i = 0; i < k; ++i)
-      edges.push_back({scored[i].first, std::min(r, scored[i].second), std::max(r, scored[i].second)});
+    for (const auto& [sim, u] : best.items()) edges.push_back({sim, std::min(r, u), std::max(r, u)});
   }
-  std::sort(edges.begin(), edges.end(),
-            [](const Edge& x, const Edge& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-  edges.erase(
-      std::unique(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.a == y.a && x.b == y.b; }),
-      edges.end());
   return edges;
+}
+
+/// Edges by decreasing similarity, ties in their given order: a stable LSD
+/// radix sort on the bits of the (non-negative) float, three 11-bit digits
+/// (2048 buckets: the scatter stays in cache).
+void sort_by_decreasing_similarity(std::vector<Edge>& edges) {
+  std::vector<Edge> tmp(edges.size());
+  auto key = [](const Edge& e) {
+    uint32_t bits;
+    std::memcpy(&bits, &e.sim, sizeof bits);
+    return ~bits;  // sim >= 0: larger similarity, smaller key
+  };
+  constexpr int kBits = 11;
+  constexpr uint32_t kMask = (1u << kBits) - 1;
+  for (int shift = 0; shift < 32; shift += kBits) {
+    std::vector<size_t> start(kMask + 2, 0);
+    for (const Edge& e : edges) ++start[((key(e) >> shift) & kMask) + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    for (const Edge& e : edges) tmp[start[(key(e) >> shift) & kMask]++] = e;
+    edges.swap(tmp);
+  }
 }
 
 int find_root(std::vector<int>& parent, int x) {
@@ -132,34 +174,37 @@ int find_root(std::vector<int>& parent, int x) {
 /// Maximum-similarity spanning forest (Kruskal), then DFS preorder visiting
 /// the most similar child first; rows without tree edges go last.
 std::vector<int> spanning_forest_order(int n, std::vector<Edge> edges) {
-  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
-    return x.sim != y.sim ? x.sim > y.sim : (x.a != y.a ? x.a < y.a : x.b < y.b);
-  });
+  sort_by_decreasing_similarity(edges);
   std::vector<int> parent(n);
   std::iota(parent.begin(), parent.end(), 0);
-  std::vector<std::vector<std::pair<double, int>>> tree(n);
+  std::vector<Edge> tree_edges;
   for (const Edge& e : edges) {
     const int ra = find_root(parent, e.a), rb = find_root(parent, e.b);
-    if (ra == rb) continue;
+    if (ra == rb) continue;  // also repeated edges
     parent[ra] = rb;
-    tree[e.a].push_back({e.sim, e.b});
-    tree[e.b].push_back({e.sim, e.a});
+    tree_edges.push_back(e);
   }
-  for (auto& adj : tree)
-    std::sort(adj.begin(), adj.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Tree adjacency as CSR, each list by ascending similarity (then row id).
+  std::vector<int64_t> adj_ptr(n + 1, 0);
+  for (const Edge& e : tree_edges) ++adj_ptr[e.a + 1], ++adj_ptr[e.b + 1];
+  std::partial_sum(adj_ptr.begin(), adj_ptr.end(), adj_ptr.begin());
+  std::vector<std::pair<float, int>> adj(adj_ptr[n]);
+  std::vector<int64_t> fill(adj_ptr.begin(), adj_ptr.end() - 1);
+  for (const Edge& e : tree_edges) adj[fill[e.a]++] = {e.sim, e.b}, adj[fill[e.b]++] = {e.sim, e.a};
+  for (int v = 0; v < n; ++v) std::sort(adj.begin() + adj_ptr[v], adj.begin() + adj_ptr[v + 1]);
   std::vector<int> order, stack;
   std::vector<char> visited(n, 0);
   order.reserve(n);
   for (int root = 0; root < n; ++root) {
-    if (visited[root] || tree[root].empty()) continue;
+    if (visited[root] || adj_ptr[root] == adj_ptr[root + 1]) continue;
     stack.push_back(root);
     visited[root] = 1;
     while (!stack.empty()) {
       const int v = stack.back();
       stack.pop_back();
       order.push_back(v);
-      for (const auto& child : tree[v])  // ascending similarity: the most similar is popped first
-        if (!visited[child.second]) visited[child.second] = 1, stack.push_back(child.second);
+      for (int64_t k = adj_ptr[v]; k < adj_ptr[v + 1]; ++k)  // ascending: the most similar is popped first
+        if (!visited[adj[k].second]) visited[adj[k].second] = 1, stack.push_back(adj[k].second);
     }
   }
   for (int r = 0; r < n; ++r)
@@ -167,20 +212,83 @@ std::vector<int> spanning_forest_order(int n, std::vector<Edge> edges) {
   return order;
 }
 
+/// The rows at positions [lo, lo + kSpan) of an order with their distinct
+/// (column, weight) lists copied side by side, and their pairwise weighted
+/// Jaccard similarities computed once each: 2-opt around one window
+/// boundary asks for the same few pairs many times.
+class RowSpan {
+ public:
+  static constexpr int kSpan = 10;
+
+  void load(const HostCrs& A, const ColumnIndex& ix, const int* rows, int count) {
+    entries_.clear();
+    for (int s = 0; s < count; ++s) {
+      begin_[s] = entries_.size();
+      for_each_column(A, rows[s], [&](int j) { entries_.push_back({j, ix.cols[j].weight}); });
+      begin_[s + 1] = entries_.size();
+      for (int t = 0; t < count; ++t) sim_[s][t] = -1.0;
+    }
+  }
+
+  double similarity(int s, int t) {
+    if (sim_[s][t] < 0) sim_[s][t] = sim_[t][s] = merge(s, t);
+    return sim_[s][t];
+  }
+
+ private:
+  double merge(int s, int t) const {
+    size_t i = begin_[s], j = begin_[t];
+    double inter = 0, uni = 0;
+    while (i < begin_[s + 1] || j < begin_[t + 1]) {
+      if (j >= begin_[t + 1] || (i < begin_[s + 1] && entries_[i].first < entries_[j].first)) {
+        uni += entries_[i++].second;
+      } else if (i >= begin_[s + 1] || entries_[j].first < entries_[i].first) {
+        uni += entries_[j++].second;
+      } else {
+        uni += entries_[i].second, inter += entries_[i].second, ++i, ++j;
+      }
+    }
+    return uni > 0 ? inter / uni : 0.0;
+  }
+
+  std::vector<std::pair<int, double>> entries_;
+  size_t begin_[kSpan + 1];
+  double sim_[kSpan][kSpan];
+};
+
 /// 2-opt across each window boundary: reverse order[i..j] (i in the last half
 /// of a window, j in the first half of the next) when that lowers the summed
 /// dissimilarity of adjacent rows. Reordering inside one window cannot change
 /// its tiles; moving rows across the boundary can.
 void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order) {
   const int n = static_cast<int>(order.size());
-  auto d = [&](int x, int y) { return 1.0 - similarity(A, ix, order[x], order[y]); };
+  RowSpan span;
   for (int boundary = 8; boundary + 1 < n; boundary += 8) {
-    for (int i = std::max(1, boundary - 4); i < boundary; ++i)
+    // Positions boundary - 5 .. boundary + 4 take part; slot[p - lo] is the
+    // span row now at position p.
+    const int lo = boundary - 5, count = std::min(n, boundary + 5) - lo;
+    // The rows are scattered over A: request the offsets of the rows three
+    // boundaries ahead, their columns two ahead and the weights one ahead.
+    for (int p = lo + 8; p < std::min(n, lo + 8 + RowSpan::kSpan); ++p)
+      for (int64_t k = A.row_map[order[p]]; k < std::min(A.row_map[order[p] + 1], A.row_map[order[p]] + 32); ++k)
+        __builtin_prefetch(&ix.cols[A.entries[k]]);
+    for (int p = lo + 16; p < std::min(n, lo + 16 + RowSpan::kSpan); ++p)
+      __builtin_prefetch(&A.entries[A.row_map[order[p]]]);
+    for (int p = lo + 24; p < std::min(n, lo + 24 + RowSpan::kSpan); ++p) __builtin_prefetch(&A.row_map[order[p]]);
+    span.load(A, ix, order.data() + lo, count);
+    int slot[RowSpan::kSpan];
+    std::iota(slot, slot + count, 0);
+    auto d = [&](int x, int y) { return 1.0 - span.similarity(slot[x - lo], slot[y - lo]); };
+    bool changed = false;
+    for (int i = boundary - 4; i < boundary; ++i)
       for (int j = boundary; j < std::min(n - 1, boundary + 4); ++j) {
-        const double delta = 1.0 - similarity(A, ix, order[i - 1], order[j]) + 1.0 -
-                             similarity(A, ix, order[i], order[j + 1]) - d(i - 1, i) - d(j, j + 1);
-        if (delta < -1e-12) std::reverse(order.begin() + i, order.begin() + j + 1);
+        const double delta = d(i - 1, j) + d(i, j + 1) - d(i - 1, i) - d(j, j + 1);
+        if (delta < -1e-12) std::reverse(slot + (i - lo), slot + (j - lo) + 1), changed = true;
       }
+    if (!changed) continue;
+    int rows[RowSpan::kSpan];
+    for (int s = 0; s < count; ++s) rows[s] = order[lo + slot[s]];
+    std::copy(rows, rows + count, order.begin() + lo);
   }
 }
 

@@ -42,60 +42,62 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
   const int W = partition.num_windows();
   const int* rows = partition.window_rows.data();
 
-  // Pass 1: tiles per window.
-  std::vector<int64_t> window_tiles(W);
-  Kokkos::parallel_for("rsh::rstile::count", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
-    std::vector<int> cols;
-    window_columns(A, rows + kWindowRows * w, cols);
-    window_tiles[w] = (static_cast<int64_t>(cols.size()) + kTileCols - 1) / kTileCols;
+  // Pass 1: compacted column of every nonzero within its window; tiles and
+  // distinct entries (tile values) per window.
+  std::vector<int> local(A.nnz());
+  std::vector<int64_t> window_tiles(W), window_values(W);
+  Kokkos::parallel_for("rsh::rstile::compact", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
+    WindowScratch scratch;
+    const int* wrows = rows + kWindowRows * w;
+    window_tiles[w] = (compact_window_columns(A, wrows, scratch, local.data()) + kTileCols - 1) / kTileCols;
+    int64_t values = 0;
+    for (int i = 0; i < kWindowRows; ++i)
+      if (wrows[i] >= 0)
+        for (int64_t k = A.row_map[wrows[i]]; k < A.row_map[wrows[i] + 1]; ++k)
+          values += k == A.row_map[wrows[i]] || A.entries[k] != A.entries[k - 1];  // duplicates share a slot
+    window_values[w] = values;
   });
   p.window_rows = HostPattern::View1<int>("rsh::window_rows", kWindowRows * int64_t(W));
   for (int64_t i = 0; i < kWindowRows * int64_t(W); ++i) p.window_rows(i) = rows[i];
   p.window_tile_offset = HostPattern::View1<int>("rsh::window_tile_offset", W + 1);
   const int T = checked_int(kTileCols * exclusive_scan(window_tiles, p.window_tile_offset, W), "8 x tiles") / 8;
-
-  // Pass 2: compacted columns and bitmaps.
-  p.tile_cols = HostPattern::View1<int>("rsh::tile_cols", kTileCols * int64_t(T));
-  p.tile_bitmap = HostPattern::View1<uint64_t>("rsh::tile_bitmap", T);
-  Kokkos::parallel_for("rsh::rstile::tiles", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
-    std::vector<int> cols;
-    window_columns(A, rows + kWindowRows * w, cols);
-    const int t0 = p.window_tile_offset(w), t1 = p.window_tile_offset(w + 1);
-    for (int j = 0; j < kTileCols * (t1 - t0); ++j)
-      p.tile_cols(kTileCols * t0 + j) = j < static_cast<int>(cols.size()) ? cols[j] : -1;
-    for (int t = t0; t < t1; ++t) p.tile_bitmap(t) = 0;
-    for (int i = 0; i < kWindowRows; ++i) {
-      const int r = rows[kWindowRows * w + i];
-      if (r < 0) continue;
-      for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) {
-        const int local = static_cast<int>(std::lower_bound(cols.begin(), cols.end(), A.entries[k]) - cols.begin());
-        p.tile_bitmap(t0 + local / kTileCols) |= uint64_t(1) << (kTileCols * i + local % kTileCols);
-      }
-    }
-  });
-  std::vector<int64_t> tile_counts(T);
-  for (int t = 0; t < T; ++t) tile_counts[t] = __builtin_popcountll(p.tile_bitmap(t));
-  p.tile_val_offset = HostPattern::View1<int>("rsh::tile_val_offset", T + 1);
-  const int64_t tile_nnz = exclusive_scan(tile_counts, p.tile_val_offset, T);
+  HostPattern::View1<int64_t> window_value_offset("rsh::window_value_offset", W + 1);
+  const int64_t tile_nnz = exclusive_scan(window_values, window_value_offset, W);
   checked_int(tile_nnz, "tile values");
 
-  // Pass 3: where each nonzero's value goes.
+  // Pass 2, window by window: compacted columns, bitmaps, value offsets of
+  // the tiles, and where each nonzero's value goes.
+  p.tile_cols = HostPattern::View1<int>("rsh::tile_cols", kTileCols * int64_t(T));
+  p.tile_bitmap = HostPattern::View1<uint64_t>("rsh::tile_bitmap", T);
+  p.tile_val_offset = HostPattern::View1<int>("rsh::tile_val_offset", T + 1);
+  p.tile_val_offset(T) = static_cast<int>(tile_nnz);
   p.value_dest = HostPattern::View1<int64_t>("rsh::value_dest", A.nnz());
-  Kokkos::parallel_for("rsh::rstile::value_dest", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
+  Kokkos::parallel_for("rsh::rstile::tiles", Kokkos::RangePolicy<HostExec>(0, W), [&](int w) {
     const int t0 = p.window_tile_offset(w), t1 = p.window_tile_offset(w + 1);
-    const int* cols = p.tile_cols.data() + kTileCols * t0;
-    const int* cols_end = std::find(cols, static_cast<const int*>(p.tile_cols.data()) + kTileCols * t1, -1);
-    for (int i = 0; i < kWindowRows; ++i) {
-      const int r = rows[kWindowRows * w + i];
-      if (r < 0) continue;
-      for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) {
-        const int local = static_cast<int>(std::lower_bound(cols, cols_end, A.entries[k]) - cols);
-        const int t = t0 + local / kTileCols;
-        const int bit = kTileCols * i + local % kTileCols;
-        const uint64_t below = p.tile_bitmap(t) & ((uint64_t(1) << bit) - 1);
-        p.value_dest(source[k]) = p.tile_val_offset(t) + __builtin_popcountll(below);
+    // Calls f(k, t, bit): nonzero k of the window sits in tile t at bit `bit`.
+    auto for_each_nonzero = [&](auto&& f) {
+      for (int i = 0; i < kWindowRows; ++i) {
+        const int r = rows[kWindowRows * w + i];
+        if (r < 0) continue;
+        for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+          f(k, t0 + local[k] / kTileCols, kTileCols * i + local[k] % kTileCols);
       }
+    };
+    for (int j = kTileCols * t0; j < kTileCols * t1; ++j) p.tile_cols(j) = -1;
+    for (int t = t0; t < t1; ++t) p.tile_bitmap(t) = 0;
+    for_each_nonzero([&](int64_t k, int t, int bit) {
+      p.tile_cols(kTileCols * t + bit % kTileCols) = A.entries[k];
+      p.tile_bitmap(t) |= uint64_t(1) << bit;
+    });
+    int64_t offset = window_value_offset(w);
+    for (int t = t0; t < t1; ++t) {
+      p.tile_val_offset(t) = static_cast<int>(offset);
+      offset += __builtin_popcountll(p.tile_bitmap(t));
     }
+    for_each_nonzero([&](int64_t k, int t, int bit) {
+      const uint64_t below = p.tile_bitmap(t) & ((uint64_t(1) << bit) - 1);
+      p.value_dest(source[k]) = p.tile_val_offset(t) + __builtin_popcountll(below);
+    });
   });
 
   // Residual CSR.
