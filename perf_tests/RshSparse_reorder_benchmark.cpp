@@ -7,6 +7,8 @@
 // Flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_reorder=LIST  policies as rsh::reorder_name prints them (default: all)
+//   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_two_opt=0|1:
+//                       ReorderOptions (default: theirs)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -24,6 +26,7 @@ using namespace rsh;
 struct Config {
   bench::SuiteFlags suite;
   std::vector<Reorder> policies{std::begin(kAllReorders), std::end(kAllReorders)};
+  ReorderOptions reorder_options;
 };
 
 /// The matrix being benchmarked (cached across its policies) and its
@@ -47,10 +50,12 @@ const Loaded& load(const bench::MatrixSource& src, int index, int count) {
   return *g_loaded;
 }
 
-void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, Reorder policy, int index, int count) {
+void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, Reorder policy,
+                   int index, int count) {
   const Loaded& m = load(src, index, count);
   Options o;
   o.reorder = policy;
+  o.reorder_options = cfg.reorder_options;
   o.report_progress = m.A.nnz() >= 10000000;
   impl::Inspection ins;
   for (auto _ : state) {
@@ -85,6 +90,16 @@ Config parse_flags(int& argc, char** argv) {
     if (!value("--rsh_reorder=").empty()) {
       cfg.policies.clear();
       for (const auto& name : bench::split_list(value("--rsh_reorder="))) cfg.policies.push_back(parse_reorder(name));
+    } else if (!value("--rsh_alpha=").empty()) {
+      cfg.reorder_options.alpha = std::stod(value("--rsh_alpha="));
+    } else if (!value("--rsh_neighbours=").empty()) {
+      cfg.reorder_options.neighbours = std::stoi(value("--rsh_neighbours="));
+    } else if (!value("--rsh_max_postings=").empty()) {
+      cfg.reorder_options.max_postings = std::stoi(value("--rsh_max_postings="));
+    } else if (!value("--rsh_two_opt=").empty()) {
+      cfg.reorder_options.two_opt = value("--rsh_two_opt=") != "0";
+    } else if (!value("--rsh_max_scan=").empty()) {
+      cfg.reorder_options.max_scan = std::stoi(value("--rsh_max_scan="));
     } else {
       argv[out++] = argv[i];
     }
@@ -103,7 +118,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < count; ++i)
     for (Reorder policy : cfg.policies)
       benchmark::RegisterBenchmark(("reorder/" + sources[i].name + "/" + reorder_name(policy)).c_str(),
-                                   [=](benchmark::State& s) { bench_reorder(s, sources[i], policy, i, count); })
+                                   [=](benchmark::State& s) { bench_reorder(s, sources[i], cfg, policy, i, count); })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMillisecond);

@@ -9,7 +9,9 @@
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
 //   --rsh_partition=P    row|tc|cuda (default row: Options' default partition)
-//   --rsh_reorder=R      a policy as rsh::reorder_name prints it: None, Locality, CtaAware, ... (default None)
+//   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
+//                        (default None). With more than one, every policy is timed in the same process
+//                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
 //   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 #include <benchmark/benchmark.h>
@@ -39,20 +41,42 @@ struct Config {
   std::vector<int> widths{32, 64, 128, 256};
   std::vector<std::string> precisions{"fp16", "tf32"};
   Options options;
+  std::vector<Reorder> reorders{Reorder::kNone};
   cuda::KernelConfig kernel;
 };
 
-/// The matrix of the group being benchmarked, with its inspection (cached).
+/// One reordering policy's inspection of a matrix.
+struct Inspected {
+  impl::Inspection inspection;
+  std::vector<double> slots;
+  double seconds = 0;
+};
+
+/// The matrix of the group being benchmarked, with its inspections (cached).
 struct LoadedMatrix {
   std::string name;
   impl::HostCrs A;
-  impl::Inspection inspection;
-  std::vector<double> slots;
-  double inspect_seconds = 0;
+  std::map<Reorder, Inspected> inspected;
 };
 std::unique_ptr<LoadedMatrix> g_matrix;
 
-const LoadedMatrix& load(const bench::MatrixSource& src, const Options& options, int index, int count) {
+/// The inspection of `m` under `options` (whose reorder is the policy), made once.
+const Inspected& inspected(LoadedMatrix& m, const Options& options) {
+  auto it = m.inspected.find(options.reorder);
+  if (it != m.inspected.end()) return it->second;
+  std::cerr << "  " << m.name << ": inspecting (" << reorder_name(options.reorder) << ")" << std::flush;
+  Inspected x;
+  Kokkos::Timer timer;
+  Options verbose = options;
+  verbose.report_progress = m.A.nnz() >= 10000000;  // seconds of work: show the phases
+  x.inspection = impl::inspect(m.A, verbose, "benchmark");
+  x.seconds = timer.seconds();
+  x.slots = impl::scatter_values(x.inspection.pattern, m.A.values);
+  std::cerr << " " << 1e3 * x.seconds << " ms\n";
+  return m.inspected.emplace(options.reorder, std::move(x)).first->second;
+}
+
+LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
   if (g_matrix && g_matrix->name == src.name) return *g_matrix;
   g_matrix.reset();
   std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << ": loading" << std::flush;
@@ -65,14 +89,7 @@ const LoadedMatrix& load(const bench::MatrixSource& src, const Options& options,
   for (double v : m->A.values) max_abs = std::max(max_abs, std::fabs(v));
   if (max_abs > 0)
     for (double& v : m->A.values) v /= max_abs;
-  std::cerr << ", " << m->A.nnz() << " nnz, inspecting" << std::flush;
-  Kokkos::Timer timer;
-  Options verbose = options;
-  verbose.report_progress = m->A.nnz() >= 10000000;  // seconds of work: show the phases
-  m->inspection = impl::inspect(m->A, verbose, "benchmark");
-  m->inspect_seconds = timer.seconds();
-  m->slots = impl::scatter_values(m->inspection.pattern, m->A.values);
-  std::cerr << " (" << 1e3 * m->inspect_seconds << " ms)\n";
+  std::cerr << ", " << m->A.nnz() << " nnz\n";
   g_matrix = std::move(m);
   return *g_matrix;
 }
@@ -83,8 +100,8 @@ struct Group {
   std::string key;
   std::vector<T> values;
   std::unique_ptr<bench::RotatingOperands<T, T>> operands;
-  std::unique_ptr<cuda::SpmmPlan<T>> plan;
-  std::vector<T> expected;  ///< C from the first cuSPARSE algorithm that runs
+  std::map<Reorder, std::unique_ptr<cuda::SpmmPlan<T>>> plans;  ///< per policy, made on first use
+  std::vector<T> expected;                                      ///< C from the first cuSPARSE algorithm that runs
   double best_cusparse_seconds = 0;
   std::string best_cusparse;
 };
@@ -106,8 +123,6 @@ Group<T>& group(const LoadedMatrix& m, int n, const Config& cfg) {
     x = to_element<T>(double((s >> 33) % 2001) / 1000.0 - 1.0);
   }
   g->operands = std::make_unique<bench::RotatingOperands<T, T>>(b, size_t(m.A.num_rows) * n);
-  g->plan = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(m.inspection.pattern, m.slots), nullptr);
-  g->plan->set_config(cfg.kernel);
   g_group<T> = std::move(g);
   return *g_group<T>;
 }
@@ -175,7 +190,7 @@ double timed_loop(benchmark::State& state, Group<T>& g, Run&& run) {
 template <class T>
 void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
                     int n, int alg) {
-  const LoadedMatrix& m = load(src, cfg.options, index, count);
+  const LoadedMatrix& m = load(src, index, count);
   Group<T>& g = group<T>(m, n, cfg);
   std::unique_ptr<bench::CusparseSpmm<T>> impl;
   try {
@@ -202,11 +217,19 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
 }
 
 template <class T>
-void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
-               int n) {
-  const LoadedMatrix& m = load(src, cfg.options, index, count);
+void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count, int n,
+               Reorder reorder) {
+  LoadedMatrix& m = load(src, index, count);
+  Options options = cfg.options;
+  options.reorder = reorder;
+  const Inspected& x = inspected(m, options);
   Group<T>& g = group<T>(m, n, cfg);
-  auto run = [&](const T* B, T* C) { g.plan->spmm(1.f, B, n, 0.f, C, n, n, cuda::Layout::kRowMajor, nullptr); };
+  auto& plan = g.plans[reorder];
+  if (!plan) {
+    plan = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr);
+    plan->set_config(cfg.kernel);
+  }
+  auto run = [&](const T* B, T* C) { plan->spmm(1.f, B, n, 0.f, C, n, n, cuda::Layout::kRowMajor, nullptr); };
   try {
     RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(T)));  // NaN poison
     run(g.operands->B[0].get(), g.operands->C[0].get());
@@ -224,12 +247,12 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   }
   const double t = timed_loop(state, g, run);
   set_counters<T>(state, m, n);
-  const impl::FormatStats fs = impl::format_stats(m.inspection.pattern, sizeof(T));
-  state.counters["inspect_ms"] = 1e3 * m.inspect_seconds;
+  const impl::FormatStats fs = impl::format_stats(x.inspection.pattern, sizeof(T));
+  state.counters["inspect_ms"] = 1e3 * x.seconds;
   state.counters["nnz_per_tile"] = fs.mean_nnz_per_tile;
   state.counters["tc_fraction"] = fs.tile_fraction;
   if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
-  state.SetLabel("best cuSPARSE: " + g.best_cusparse);
+  state.SetLabel("best cuSPARSE: " + g.best_cusparse + "; reorder: " + reorder_name(x.inspection.reorder));
 }
 
 template <class T>
@@ -241,10 +264,13 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
                                  [=](benchmark::State& s) { bench_cusparse<T>(s, src, cfg, index, count, n, alg); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
-  benchmark::RegisterBenchmark((base + "rsh").c_str(),
-                               [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, n); })
-      ->UseManualTime()
-      ->Unit(benchmark::kMicrosecond);
+  for (Reorder r : cfg.reorders) {
+    const std::string name = cfg.reorders.size() == 1 ? "rsh" : std::string("rsh:") + reorder_name(r);
+    benchmark::RegisterBenchmark((base + name).c_str(),
+                                 [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, n, r); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
 }
 
 Config parse_flags(int& argc, char** argv) {
@@ -260,7 +286,10 @@ Config parse_flags(int& argc, char** argv) {
     } else if (!value("--rsh_prec=").empty()) {
       cfg.precisions = bench::split_list(value("--rsh_prec="));
     } else if (!value("--rsh_reorder=").empty()) {
-      cfg.options.reorder = parse_reorder(value("--rsh_reorder="));
+      const std::string list = value("--rsh_reorder=");
+      cfg.reorders.clear();
+      if (list == "all") cfg.reorders.assign(std::begin(kAllReorders), std::end(kAllReorders));
+      for (const auto& name : bench::split_list(list == "all" ? "" : list)) cfg.reorders.push_back(parse_reorder(name));
     } else if (!value("--rsh_max_tiles=").empty()) {
       cfg.options.max_tiles_per_item = std::stoi(value("--rsh_max_tiles="));
     } else if (!value("--rsh_k=").empty()) {
@@ -305,7 +334,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
   benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
-  benchmark::AddCustomContext("reorder", reorder_name(cfg.options.reorder));
+  std::string reorders;
+  for (Reorder r : cfg.reorders) reorders += (reorders.empty() ? "" : ",") + std::string(reorder_name(r));
+  benchmark::AddCustomContext("reorder", reorders);
   benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.max_tiles_per_item));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs on a GPU node from the repository root, over the staged .device/ of
 # scripts/stage_device.sh: GPU unit tests, compute-sanitizer memcheck on
-# them and racecheck on a small case, then a benchmark subset. Logs and the
-# benchmark JSON go to the folder given as first argument.
-# Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all] [benchmark args...]
+# them and racecheck on a small case, then a benchmark subset; or (reorder)
+# the host preprocessing benchmark on the node's CPU. Logs and the benchmark
+# JSON go to the folder given as first argument.
+# Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
 # RSH_BENCH_BIN picks another staged benchmark binary (e.g. a baseline build),
 # RSH_BENCH_TAG names its outputs (bench_<tag>.json; default: bench.json).
 set -uo pipefail
@@ -36,5 +37,11 @@ if [[ $what == bench || $what == all ]]; then
     --benchmark_min_time=0.01 "$@" > "$out/bench$tag.log" 2> "$out/bench$tag.err" || status=1
   tail -3 "$out/bench$tag.err"
   python3 scripts/bench_summary.py "$out/bench$tag.json" | tee "$out/summary$tag.md" | tail -40
+fi
+if [[ $what == reorder ]]; then
+  echo "== host reorder benchmark $* ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
+  $dev/bin/rsh_reorder_benchmark --benchmark_out="$out/reorder.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.001 "$@" > "$out/reorder.log" 2>&1 || status=1
+  grep -v '^rsh: inspect' "$out/reorder.log" | tail -40
 fi
 exit $status

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the GPU tests and the benchmark here and stages what the GPU machine
 # needs into .device/ (git-ignored; name it in the device tool's `carry`):
-#   .device/bin       rsh_cuda_tests, rsh_spmm_benchmark
+#   .device/bin       rsh_cuda_tests, rsh_spmm_benchmark, rsh_reorder_benchmark
 #   .device/lib       shared libraries the GPU machine lacks (found via $ORIGIN/../lib)
 #   .device/matrices  the shared matrices (optional: pass a MANIFEST path filter)
 # Usage: scripts/stage_device.sh [matrix-path-regex]   (default: all of ../shared/matrices)
@@ -9,9 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${RSH_BUILD_DIR:-build}
 cmake -S . -B "$build" -DRSH_ENABLE_CUDA=ON -DRSH_ENABLE_PERF_TESTS=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rsh_cuda_tests rsh_spmm_benchmark
+cmake --build "$build" -j"$(nproc)" --target rsh_cuda_tests rsh_spmm_benchmark rsh_reorder_benchmark
 rm -rf .device && mkdir -p .device/bin .device/lib .device/matrices
-cp "$build"/unit_tests/rsh_cuda_tests "$build"/perf_tests/rsh_spmm_benchmark .device/bin/
+cp "$build"/unit_tests/rsh_cuda_tests "$build"/perf_tests/rsh_spmm_benchmark "$build"/perf_tests/rsh_reorder_benchmark \
+  .device/bin/
 for lib in libtrilinos_kokkoscore.so.13.2 libbenchmark.so.1debian; do
   cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" .device/lib/
 done
