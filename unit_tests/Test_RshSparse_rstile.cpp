@@ -129,6 +129,26 @@ TEST(RsTileBuilder, RandomMatricesEveryPartition) {
     }
 }
 
+// Reordered inspections partition and build on a row-permuted copy of A and
+// name the rows by their ids in A again: the same invariants must hold.
+TEST(RsTileBuilder, ReorderedMatricesEveryPartition) {
+  HostCrs duplicates;  // unsorted with a duplicate column, as below
+  duplicates.num_rows = 3;
+  duplicates.num_cols = 4;
+  duplicates.row_map = {0, 4, 5, 7};
+  duplicates.entries = {3, 1, 3, 0, 2, 1, 1};
+  duplicates.values = {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0};
+  for (rsh::Partition part : kAllPartitions)
+    for (rsh::Reorder policy : {rsh::Reorder::kLocality, rsh::Reorder::kCtaAware, rsh::Reorder::kLptSort}) {
+      const uint64_t seed = rsh::test::fresh_seed();
+      SCOPED_TRACE("seed " + std::to_string(seed) + " " + rsh::partition_name(part) + " " + rsh::reorder_name(policy));
+      rsh::Options opt = options(part, 3, 5);
+      opt.reorder = policy;
+      check_invariants(rsh::test::random_crs(203, 157, 12, seed, true), opt);
+      check_invariants(duplicates, opt);
+    }
+}
+
 TEST(RsTileBuilder, EdgeCases) {
   for (rsh::Partition part : kAllPartitions) {
     SCOPED_TRACE(rsh::partition_name(part));
