@@ -7,7 +7,8 @@
 // Flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_reorder=LIST  policies as rsh::reorder_name prints them (default: all)
-//   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_two_opt=0|1:
+//   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_two_opt=0|1,
+//                       --rsh_place_isolated=0|1:
 //                       ReorderOptions (default: theirs)
 #include <benchmark/benchmark.h>
 
@@ -98,6 +99,8 @@ Config parse_flags(int& argc, char** argv) {
       cfg.reorder_options.max_postings = std::stoi(value("--rsh_max_postings="));
     } else if (!value("--rsh_two_opt=").empty()) {
       cfg.reorder_options.two_opt = value("--rsh_two_opt=") != "0";
+    } else if (!value("--rsh_place_isolated=").empty()) {
+      cfg.reorder_options.place_isolated = value("--rsh_place_isolated=") != "0";
     } else if (!value("--rsh_max_scan=").empty()) {
       cfg.reorder_options.max_scan = std::stoi(value("--rsh_max_scan="));
     } else {

@@ -36,11 +36,12 @@ enum class Reorder {
 
 /// Parameters of the reorderings.
 struct ReorderOptions {
-  double alpha = 1.0;       ///< Locality: column weight d_j^-alpha, rare columns count more
-  int neighbours = 8;       ///< Locality: k of the kNN graph
-  int max_postings = 1024;  ///< columns (blocks) shared by more rows are not used to find candidates
-  int max_scan = 8192;      ///< postings scanned per row (bounded work per row)
-  bool two_opt = true;      ///< Locality: 2-opt segment reversals over two-window spans
+  double alpha = 1.0;          ///< Locality: column weight d_j^-alpha, rare columns count more
+  int neighbours = 8;          ///< Locality: k of the kNN graph
+  int max_postings = 1024;     ///< columns (blocks) shared by more rows are not used to find candidates
+  int max_scan = 8192;         ///< postings scanned per row (bounded work per row)
+  bool two_opt = true;         ///< Locality: 2-opt segment reversals over two-window spans
+  bool place_isolated = true;  ///< Locality: rows sharing no column with their neighbours move behind their nearest row
   /// Hamming policies: columns per mask bit. The paper uses 32 (one 128-byte
   /// line of a column-major B); with row-major B every column is its own B
   /// row, and tiles are built from exact columns, so the default is 1.

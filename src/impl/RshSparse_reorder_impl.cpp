@@ -90,13 +90,20 @@ struct Edge {
   int a, b;
 };
 
+/// The kNN graph: similarity edges (a -> b and b -> a may both appear; the
+/// spanning forest skips repeats) and each row's most similar row (-1: none).
+struct KnnGraph {
+  std::vector<Edge> edges;
+  std::vector<int> nearest;
+};
+
 /// Top-k neighbours of every row by weighted Jaccard; candidates are rows
 /// sharing a column, found through the inverted index with bounded work.
-/// Edges may repeat (a -> b and b -> a); the spanning forest skips repeats.
-std::vector<Edge> knn_edges(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o) {
+KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o) {
   const int n = static_cast<int>(A.num_rows);
-  std::vector<Edge> edges;
-  edges.reserve(size_t(n) * o.neighbours);
+  KnnGraph g;
+  g.edges.reserve(size_t(n) * o.neighbours);
+  g.nearest.assign(n, -1);
   std::vector<int> cols;
   TopNeighbours best(o.neighbours);
   CandidateTable candidates;
@@ -140,9 +147,10 @@ std::vector<Edge> knn_edges(const HostCrs& A, const ColumnIndex& ix, const Reord
       const float uni = row_weight + u_weight - inter;
       best.offer(uni > 0 ? inter / uni : 0.f, u);
     });
-    for (const auto& [sim, u] : best.items()) edges.push_back({sim, std::min(r, u), std::max(r, u)});
+    for (const auto& [sim, u] : best.items()) g.edges.push_back({sim, std::min(r, u), std::max(r, u)});
+    if (!best.items().empty()) g.nearest[r] = best.items().front().second;
   }
-  return edges;
+  return g;
 }
 
 /// Edges by decreasing similarity, ties in their given order: a stable LSD
@@ -292,6 +300,54 @@ void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order) {
   }
 }
 
+/// Alg. 3, lines 28-32: rows sharing no column with either neighbour in the
+/// order (DFS backtracking leaves them between unrelated rows) move right
+/// behind their most similar row when that one is not isolated itself, else
+/// to the tail; the others keep their order.
+void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std::vector<int>& order) {
+  const int n = static_cast<int>(order.size());
+  auto shares_column = [&](int a, int b) {
+    int64_t i = A.row_map[a], j = A.row_map[b];
+    while (i < A.row_map[a + 1] && j < A.row_map[b + 1]) {
+      if (A.entries[i] == A.entries[j]) return true;
+      A.entries[i] < A.entries[j] ? ++i : ++j;
+    }
+    return false;
+  };
+  std::vector<char> isolated(n, 0);
+  for (int p = 0; p < n; ++p) {
+    if (p + 16 < n) __builtin_prefetch(&A.row_map[order[p + 16]]);  // rows are scattered over A
+    if (p + 8 < n) __builtin_prefetch(&A.entries[A.row_map[order[p + 8]]]);
+    const int r = order[p];
+    if (A.row_map[r] == A.row_map[r + 1]) continue;  // empty rows stay where they are
+    isolated[r] = !(p > 0 && shares_column(order[p - 1], r)) && !(p + 1 < n && shares_column(r, order[p + 1]));
+  }
+  auto host_of = [&](int r) { return nearest[r] >= 0 && !isolated[nearest[r]] ? nearest[r] : -1; };
+  // Isolated rows grouped by host (CSR, in their order), the hostless ones last.
+  std::vector<int> guest_ptr(n + 1, 0), guests, tail;
+  for (int r : order)
+    if (isolated[r] && host_of(r) >= 0) ++guest_ptr[host_of(r) + 1];
+  std::partial_sum(guest_ptr.begin(), guest_ptr.end(), guest_ptr.begin());
+  guests.resize(guest_ptr[n]);
+  std::vector<int> fill(guest_ptr.begin(), guest_ptr.end() - 1);
+  for (int r : order) {
+    if (!isolated[r]) continue;
+    if (host_of(r) >= 0)
+      guests[fill[host_of(r)]++] = r;
+    else
+      tail.push_back(r);
+  }
+  std::vector<int> placed;
+  placed.reserve(n);
+  for (int u : order) {
+    if (isolated[u]) continue;
+    placed.push_back(u);
+    placed.insert(placed.end(), guests.begin() + guest_ptr[u], guests.begin() + guest_ptr[u + 1]);
+  }
+  placed.insert(placed.end(), tail.begin(), tail.end());
+  order.swap(placed);
+}
+
 }  // namespace
 
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
@@ -300,8 +356,10 @@ std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
                                 ", max_postings = " + std::to_string(o.max_postings) +
                                 ", max_scan = " + std::to_string(o.max_scan) + " must be >= 1 and alpha >= 0");
   const ColumnIndex ix = build_column_index(A, o.alpha);
-  std::vector<int> order = spanning_forest_order(static_cast<int>(A.num_rows), knn_edges(A, ix, o));
+  KnnGraph knn = knn_graph(A, ix, o);
+  std::vector<int> order = spanning_forest_order(static_cast<int>(A.num_rows), std::move(knn.edges));
   if (o.two_opt) two_opt(A, ix, order);
+  if (o.place_isolated) place_isolated_rows(A, knn.nearest, order);
   return order;
 }
 
