@@ -3,13 +3,15 @@
 no reordering, nnz per tile, speedup over the best cuSPARSE algorithm and the
 preprocessing time, over all matrices and over matrix groups.
 
-Input: one JSON of a run with several policies (--rsh_reorder=all: names end
-in rsh:<policy>), or a folder with one <policy>.json per single-policy run
+Input: JSON files of runs with several policies (--rsh_reorder=all: names
+end in rsh:<policy>; several files are merged, e.g. the shared suite and a
+generated matrix), or a folder with one <policy>.json per single-policy run
 (names end in rsh; None.json among them).
 Groups: "graphs" are the GNN graphs (gnn/ in MANIFEST.tsv), the power-law
 graphs PGPgiantcompo and karate, and the generated R-MAT graphs; "other
 non-DLMC" are the remaining SuiteSparse matrices (meshes, circuits, LP).
-Usage: reorder_summary.py JSON|DIR [--per-matrix]"""
+Usage: reorder_summary.py JSON [JSON ...]|DIR [--per-matrix]"""
+import gzip
 import json
 import math
 import os
@@ -20,7 +22,7 @@ GNN = ('cora', 'citeseer', 'pubmed', 'PROTEINS_full', 'ogbl-ddi', 'tolokers', 's
        'minesweeper')
 
 
-def load(path):
+def load(paths):
     """(rsh[(matrix, policy)] -> benchmark, best cuSPARSE seconds per (matrix, policy or None))."""
     rsh, cus = {}, {}
 
@@ -37,12 +39,14 @@ def load(path):
                 key = (matrix, policy_of_file)
                 cus[key] = min(cus.get(key, math.inf), b['real_time'])
 
-    if os.path.isdir(path):
-        for f in sorted(os.listdir(path)):
-            if f.endswith('.json'):
-                take(json.load(open(os.path.join(path, f))), f[:-5])
-    else:
-        take(json.load(open(path)), None)
+    for path in paths:
+        if os.path.isdir(path):
+            for f in sorted(os.listdir(path)):
+                if f.endswith('.json'):
+                    take(json.load(open(os.path.join(path, f))), f[:-5])
+        else:
+            opener = gzip.open if path.endswith('.gz') else open
+            take(json.load(opener(path, 'rt')), None)
     return rsh, cus
 
 
@@ -58,8 +62,8 @@ def group_of(m):
     return 'other'
 
 
-def main(path, per_matrix):
-    rsh, cus = load(path)
+def main(paths, per_matrix):
+    rsh, cus = load(paths)
     policies = sorted({p for _, p in rsh}, key=lambda p: (p != 'None', p))
     mats = sorted({m for m, _ in rsh})
     groups = {g: [m for m in mats if group_of(m) == g] for g in ('graphs', 'other', 'dlmc')}
@@ -98,4 +102,4 @@ def main(path, per_matrix):
 
 
 if __name__ == '__main__':
-    main(sys.argv[1], '--per-matrix' in sys.argv)
+    main([a for a in sys.argv[1:] if a != '--per-matrix'], '--per-matrix' in sys.argv)
