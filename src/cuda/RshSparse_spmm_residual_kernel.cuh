@@ -41,6 +41,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int item = static_cast<int>(group_id / p.slices);
   const int f = static_cast<int>(group_id % p.slices) * 8 * G + 8 * lane_in_group;
   const int k_begin = p.item_begin[item], k_end = p.item_end[item];
+  const int row = p.res_rows[p.item_row[item]];  // requested before the loop: off the critical path
 
   Frag<8> acc = {};
   for (int base = k_begin; base < k_end; base += G) {
@@ -58,7 +59,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
       for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
     }
   }
-  if (f < p.C.n) store_row(p.C, p.res_rows[p.item_row[item]], f, acc, p.alpha, p.beta, item >= p.num_unsplit);
+  if (f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_unsplit);
 }
 
 /// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros),

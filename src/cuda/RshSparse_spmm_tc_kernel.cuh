@@ -136,6 +136,14 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
   constexpr int V = MmaTraits<T>::kLaneFeatures, J = V / 2;  // features per lane, MMAs per tile
   const int f = active ? static_cast<int>(task % p.slices) * tc_slice_features<T>() + V * g : 0;  // lane's first
   uint4* ring = ring_all + warp * kTcRingChunks;
+  // The C rows this lane stores (rows 2q, 2q+1 of the window), requested now
+  // so that their two dependent loads overlap the tile loop instead of
+  // adding to the critical path of short items (small matrices).
+  int r0 = -1, r1 = -1;
+  if (active && kk == 0) {
+    const int w = p.item_window[item];
+    r0 = p.window_rows[8 * w + 2 * q], r1 = p.window_rows[8 * w + 2 * q + 1];
+  }
 
   float acc[J][4] = {};  // (MMA j, fragment element): C^T(16 features x 8 rows) per MMA
   if (active) {
@@ -203,9 +211,7 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
     row0.v[2 * j] = acc[j][0], row0.v[2 * j + 1] = acc[j][2];
     row1.v[2 * j] = acc[j][1], row1.v[2 * j + 1] = acc[j][3];
   }
-  const int w = p.item_window[item];
   const bool atomic = item >= p.num_unsplit;
-  const int r0 = p.window_rows[8 * w + 2 * q], r1 = p.window_rows[8 * w + 2 * q + 1];
   if (r0 >= 0) store_row(p.C, r0, f, row0, p.alpha, p.beta, atomic);
   if (r1 >= 0) store_row(p.C, r1, f, row1, p.alpha, p.beta, atomic);
 }
