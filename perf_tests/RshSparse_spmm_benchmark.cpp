@@ -13,6 +13,7 @@
 //                        (default None). With more than one, every policy is timed in the same process
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
 //   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
+//   --rsh_max_res=R      Options::max_residual_nnz_per_item (default: the Options default)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 #include <benchmark/benchmark.h>
 
@@ -292,6 +293,8 @@ Config parse_flags(int& argc, char** argv) {
       for (const auto& name : bench::split_list(list == "all" ? "" : list)) cfg.reorders.push_back(parse_reorder(name));
     } else if (!value("--rsh_max_tiles=").empty()) {
       cfg.options.max_tiles_per_item = std::stoi(value("--rsh_max_tiles="));
+    } else if (!value("--rsh_max_res=").empty()) {
+      cfg.options.max_residual_nnz_per_item = std::stoi(value("--rsh_max_res="));
     } else if (!value("--rsh_k=").empty()) {
       cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
     } else if (!value("--rsh_partition=").empty()) {
@@ -338,6 +341,7 @@ int main(int argc, char** argv) {
   for (Reorder r : cfg.reorders) reorders += (reorders.empty() ? "" : ",") + std::string(reorder_name(r));
   benchmark::AddCustomContext("reorder", reorders);
   benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.max_tiles_per_item));
+  benchmark::AddCustomContext("max_residual_nnz_per_item", std::to_string(cfg.options.max_residual_nnz_per_item));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -64,9 +64,14 @@ struct Options {
   int tau_nnz = 4;
   int tau_inc = 5;
   /// Work-item bounds: longer windows / residual rows are split and combined
-  /// with atomics (only split items use atomics).
+  /// with atomics (only split items use atomics). A residual item is one lane
+  /// group walking its nonzeros in sequence, so long rows must be cut short:
+  /// CudaCoreOnly on the H100 suite (FP16, N = 128) went from 0.39x of
+  /// cuSPARSE at 1024 to 0.55x at 128, 0.81x at 32, 0.87x at 16 and 0.89x at 8;
+  /// 16 was best where the partition is chosen per matrix
+  /// (perf_tests/results/h100_2026-11-22c.md).
   int max_tiles_per_item = 64;
-  int max_residual_nnz_per_item = 1024;
+  int max_residual_nnz_per_item = 16;
   SpmmAlgorithm algorithm = SpmmAlgorithm::kDefault;
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).
   bool report_progress = false;
