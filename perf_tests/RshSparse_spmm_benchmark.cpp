@@ -8,7 +8,7 @@
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
-//   --rsh_partition=P    row|tc|cuda (default row: Options' default partition)
+//   --rsh_partition=P    row|tc|cuda|auto (default: Options' default partition)
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
 //                        (default None). With more than one, every policy is timed in the same process
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
@@ -57,24 +57,26 @@ struct Inspected {
 struct LoadedMatrix {
   std::string name;
   impl::HostCrs A;
-  std::map<Reorder, Inspected> inspected;
+  std::map<std::pair<Reorder, int>, Inspected> inspected;  ///< by (policy, bytes per value)
 };
 std::unique_ptr<LoadedMatrix> g_matrix;
 
-/// The inspection of `m` under `options` (whose reorder is the policy), made once.
-const Inspected& inspected(LoadedMatrix& m, const Options& options) {
-  auto it = m.inspected.find(options.reorder);
+/// The inspection of `m` under `options` (whose reorder is the policy) for
+/// values of `value_bytes` bytes (Partition::kAuto's model depends on them), made once.
+const Inspected& inspected(LoadedMatrix& m, const Options& options, int value_bytes) {
+  const auto key = std::make_pair(options.reorder, value_bytes);
+  auto it = m.inspected.find(key);
   if (it != m.inspected.end()) return it->second;
   std::cerr << "  " << m.name << ": inspecting (" << reorder_name(options.reorder) << ")" << std::flush;
   Inspected x;
   Kokkos::Timer timer;
   Options verbose = options;
   verbose.report_progress = m.A.nnz() >= 10000000;  // seconds of work: show the phases
-  x.inspection = impl::inspect(m.A, verbose, "benchmark");
+  x.inspection = impl::inspect(m.A, verbose, "benchmark", value_bytes);
   x.seconds = timer.seconds();
   x.slots = impl::scatter_values(x.inspection.pattern, m.A.values);
   std::cerr << " " << 1e3 * x.seconds << " ms\n";
-  return m.inspected.emplace(options.reorder, std::move(x)).first->second;
+  return m.inspected.emplace(key, std::move(x)).first->second;
 }
 
 LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
@@ -223,7 +225,7 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
   options.reorder = reorder;
-  const Inspected& x = inspected(m, options);
+  const Inspected& x = inspected(m, options, sizeof(T));
   Group<T>& g = group<T>(m, n, cfg);
   auto& plan = g.plans[reorder];
   if (!plan) {
@@ -253,7 +255,8 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   state.counters["nnz_per_tile"] = fs.mean_nnz_per_tile;
   state.counters["tc_fraction"] = fs.tile_fraction;
   if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
-  state.SetLabel("best cuSPARSE: " + g.best_cusparse + "; reorder: " + reorder_name(x.inspection.reorder));
+  state.SetLabel("best cuSPARSE: " + g.best_cusparse + "; reorder: " + reorder_name(x.inspection.reorder) +
+                 "; partition: " + partition_name(x.inspection.partition));
 }
 
 template <class T>
@@ -301,6 +304,7 @@ Config parse_flags(int& argc, char** argv) {
       const std::string p = value("--rsh_partition=");
       cfg.options.partition = p == "tc"     ? Partition::kTensorCoreOnly
                               : p == "cuda" ? Partition::kCudaCoreOnly
+                              : p == "auto" ? Partition::kAuto
                                             : Partition::kRowStructured;
     } else {
       argv[out++] = argv[i];

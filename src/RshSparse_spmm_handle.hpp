@@ -34,7 +34,7 @@ class SpmmHandle {
   void analyze(const Matrix& A) {
     impl::HostCrs host = impl::host_crs_of(A);
     const std::vector<double> user_values = host.values;
-    inspection_ = impl::inspect(std::move(host), options_, "rsh::SpmmHandle::analyze");
+    inspection_ = impl::inspect(std::move(host), options_, "rsh::SpmmHandle::analyze", sizeof(Scalar));
     Kokkos::Timer timer;
     pattern_ = impl::mirror_pattern<memory_space>(inspection_.pattern);
     set_values(user_values);
@@ -78,6 +78,9 @@ class SpmmHandle {
   std::string describe() const {
     if (!analyzed_) return "rsh::SpmmHandle: not analyzed\n";
     return std::string("partition: ") + partition_name(options_.partition) +
+           (options_.partition == Partition::kAuto
+                ? std::string(" (chose ") + partition_name(inspection_.partition) + ")"
+                : "") +
            ", reorder: " + reorder_name(options_.reorder) +
            (options_.reorder == Reorder::kAuto ? std::string(" (chose ") + reorder_name(inspection_.reorder) + ")"
                                                : "") +

@@ -11,6 +11,7 @@ enum class Partition {
   kRowStructured,   ///< RSH-SpMM Alg. 1: short, low-impact rows go to the residual
   kTensorCoreOnly,  ///< every non-empty row in an 8-row window
   kCudaCoreOnly,    ///< every non-empty row in the CSR residual
+  kAuto,            ///< RowStructured or CudaCoreOnly, whichever a cost model fitted on the H100 predicts faster
 };
 
 /// Row permutation applied before partitioning (C rows keep their positions).
@@ -55,7 +56,8 @@ enum class SpmmAlgorithm {
 };
 
 struct Options {
-  Partition partition = Partition::kRowStructured;
+  /// kAuto: RowStructured or CudaCoreOnly per matrix by predicted kernel time.
+  Partition partition = Partition::kAuto;
   Reorder reorder = Reorder::kNone;
   ReorderOptions reorder_options;
   /// RowStructured: a row with nnz <= tau_nnz that adds fewer than tau_inc
@@ -128,6 +130,8 @@ inline const char* partition_name(Partition p) {
       return "TensorCoreOnly";
     case Partition::kCudaCoreOnly:
       return "CudaCoreOnly";
+    case Partition::kAuto:
+      return "Auto";
   }
   return "unknown";
 }

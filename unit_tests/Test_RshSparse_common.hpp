@@ -16,7 +16,8 @@
 namespace rsh {
 namespace test {
 
-const Partition kAllPartitions[] = {Partition::kRowStructured, Partition::kTensorCoreOnly, Partition::kCudaCoreOnly};
+const Partition kAllPartitions[] = {Partition::kRowStructured, Partition::kTensorCoreOnly, Partition::kCudaCoreOnly,
+                                    Partition::kAuto};
 
 /// Options with a partition and (small, to force splits) work-item bounds.
 inline Options options(Partition p, int max_tiles = 64, int max_residual_nnz = 1024) {

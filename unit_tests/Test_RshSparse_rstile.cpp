@@ -149,6 +149,32 @@ TEST(RsTileBuilder, ReorderedMatricesEveryPartition) {
     }
 }
 
+// Partition::kAuto takes the CUDA-core path where every window needs many
+// sparse tiles (uniform random columns) and keeps the Tensor-Core path where
+// windows share their columns (8-row blocks over the same 16 columns).
+TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
+  const int n = 20000, per_row = 12;
+  std::vector<rsh::impl::CooEntry> scattered, blocked;
+  uint64_t s = 7;
+  for (int r = 0; r < n; ++r)
+    for (int k = 0; k < per_row; ++k) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      scattered.push_back({r, int64_t((s >> 33) % n), 1.0});
+      blocked.push_back({r, int64_t((r / 8 * 16 + k) % n), 1.0});
+    }
+  rsh::Options opt;
+  opt.partition = rsh::Partition::kAuto;
+  for (int bytes : {2, 4}) {
+    SCOPED_TRACE("value bytes " + std::to_string(bytes));
+    const auto a = rsh::impl::inspect(rsh::impl::coo_to_crs(n, n, scattered), opt, "test", bytes);
+    const auto b = rsh::impl::inspect(rsh::impl::coo_to_crs(n, n, blocked), opt, "test", bytes);
+    EXPECT_EQ(a.partition, rsh::Partition::kCudaCoreOnly);
+    EXPECT_EQ(b.partition, rsh::Partition::kRowStructured);
+    EXPECT_EQ(a.pattern.num_tiles(), 0);
+    EXPECT_GT(b.pattern.num_tiles(), 0);
+  }
+}
+
 TEST(RsTileBuilder, EdgeCases) {
   for (rsh::Partition part : kAllPartitions) {
     SCOPED_TRACE(rsh::partition_name(part));

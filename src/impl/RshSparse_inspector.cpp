@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "impl/RshSparse_partition_impl.hpp"
+#include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
 
@@ -30,12 +31,36 @@ uint64_t pattern_signature(const HostCrs& A) {
   return h;
 }
 
-Inspection inspect(HostCrs A, const Options& options, const char* who) {
+namespace {
+
+/// Partition, RS-Tile build and schedule of `ordered` (A's rows in `order`,
+/// empty = identity) under `partition`; rows named by their ids in A.
+template <class Phase>
+HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order, const std::vector<int64_t>& source,
+                          Options options, Partition partition, PhaseTimes& times, Phase&& phase) {
+  options.partition = partition;
+  const RowPartition rows = partition_rows(ordered, options, {});
+  phase("partition", times.partition);
+  HostPattern p = build_rstile(ordered, rows, source);
+  if (!order.empty()) {
+    for (size_t i = 0; i < p.window_rows.extent(0); ++i)
+      if (p.window_rows(i) >= 0) p.window_rows(i) = order[p.window_rows(i)];
+    for (size_t j = 0; j < p.res_rows.extent(0); ++j) p.res_rows(j) = order[p.res_rows(j)];
+  }
+  phase("RS-Tile build", times.build);
+  build_schedule(p, options);
+  phase("schedule", times.schedule);
+  return p;
+}
+
+}  // namespace
+
+Inspection inspect(HostCrs A, const Options& options, const char* who, int value_bytes) {
   Inspection out;
   Kokkos::Timer timer;
-  // Ends a phase: stores its time, reports it when asked, restarts the clock.
+  // Ends a phase: adds its time (phases may run twice), reports it when asked, restarts the clock.
   auto phase = [&](const char* name, double& seconds) {
-    seconds = timer.seconds();
+    seconds += timer.seconds();
     if (options.report_progress)
       std::clog << "rsh: inspect " << A.num_rows << " x " << A.num_cols << " (" << A.nnz() << " nnz): " << name
                 << " done in " << 1e3 * seconds << " ms" << std::endl;
@@ -62,18 +87,16 @@ Inspection inspect(HostCrs A, const Options& options, const char* who) {
   // row), then name the rows by their ids in A again.
   const HostCrs permuted = order.empty() ? HostCrs() : permute_rows(A, order, source);
   const HostCrs& ordered = order.empty() ? A : permuted;
-  const RowPartition partition = partition_rows(ordered, options, {});
-  phase("partition", out.times.partition);
-  out.pattern = build_rstile(ordered, partition, source);
-  if (!order.empty()) {
-    for (size_t i = 0; i < out.pattern.window_rows.extent(0); ++i)
-      if (out.pattern.window_rows(i) >= 0) out.pattern.window_rows(i) = order[out.pattern.window_rows(i)];
-    for (size_t j = 0; j < out.pattern.res_rows.extent(0); ++j)
-      out.pattern.res_rows(j) = order[out.pattern.res_rows(j)];
+  const bool choose = options.partition == Partition::kAuto;
+  out.partition = choose ? Partition::kRowStructured : options.partition;
+  out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
+  if (choose) {
+    const PartitionCost cost = partition_cost(ordered, out.pattern, options);
+    if (cost.cuda_core_us(value_bytes) < cost.tensor_core_us(value_bytes)) {
+      out.partition = Partition::kCudaCoreOnly;
+      out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
+    }
   }
-  phase("RS-Tile build", out.times.build);
-  build_schedule(out.pattern, options);
-  phase("schedule", out.times.schedule);
   return out;
 }
 

@@ -18,13 +18,15 @@ struct Inspection {
   HostPattern pattern;
   MatrixStats stats;
   PhaseTimes times;
-  uint64_t signature = 0;            ///< hash of the user's row_map and entries
-  Reorder reorder = Reorder::kNone;  ///< the row order applied (kAuto's choice when asked for kAuto)
+  uint64_t signature = 0;                           ///< hash of the user's row_map and entries
+  Reorder reorder = Reorder::kNone;                 ///< the row order applied (kAuto's choice when asked for kAuto)
+  Partition partition = Partition::kRowStructured;  ///< the partition applied (kAuto's choice when asked for kAuto)
 };
 
 /// Validates A (throws std::invalid_argument naming `who`), sorts its rows
-/// and runs the pipeline.
-Inspection inspect(HostCrs A, const Options& options, const char* who);
+/// and runs the pipeline. `value_bytes` (2 = FP16) selects the cost model of
+/// Partition::kAuto.
+Inspection inspect(HostCrs A, const Options& options, const char* who, int value_bytes = 4);
 
 /// Hash of a CSR pattern in the user's order (dimensions, row_map, entries).
 uint64_t pattern_signature(const HostCrs& A);

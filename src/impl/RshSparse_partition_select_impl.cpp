@@ -1,0 +1,39 @@
+#include "impl/RshSparse_partition_select_impl.hpp"
+
+#include <algorithm>
+
+namespace rsh {
+namespace impl {
+
+double PartitionCost::tensor_core_us(int value_bytes) const {
+  if (value_bytes == 2) return 5.25 + 5.31e-3 * cta_max_tiles + 7.2e-4 * windows + 1.0e-4 * residual_nnz;
+  return 5.10 + 1.006e-2 * cta_max_tiles + 1.27e-3 * windows + 1.4e-4 * residual_nnz;
+}
+
+double PartitionCost::cuda_core_us(int value_bytes) const {
+  if (value_bytes == 2) return 4.17 + 6.1e-4 * cuda_items + (cuda_split ? 4.63 : 0.0);
+  return 3.91 + 8.4e-4 * cuda_items + (cuda_split ? 5.31 : 0.0);
+}
+
+PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options) {
+  constexpr int kItemsPerCta = 8;  // warps of a Tensor-Core CTA, one item each
+  PartitionCost c;
+  for (int first = 0; first < p.tc_num_items(); first += kItemsPerCta) {
+    int longest = 0;
+    for (int i = first; i < std::min(p.tc_num_items(), first + kItemsPerCta); ++i)
+      longest = std::max(longest, p.tc_item_tile_end(i) - p.tc_item_tile_begin(i));
+    c.cta_max_tiles += longest;
+  }
+  c.windows = p.num_windows();
+  c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
+  const int64_t per_item = options.max_residual_nnz_per_item;
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    const int64_t len = A.row_map[r + 1] - A.row_map[r];
+    c.cuda_items += (len + per_item - 1) / per_item;
+    c.cuda_split = c.cuda_split || len > per_item;
+  }
+  return c;
+}
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,38 @@
+#pragma once
+// Partition::kAuto: RowStructured or CudaCoreOnly per matrix, whichever a
+// linear model of the kernel time predicts faster. The model was fitted on
+// the H100 over the 95 shared matrices at N = 128 (FP16 and TF32 separately;
+// perf_tests/results/h100_2026-11-22c.md): chosen this way, leave-one-out,
+// the suite's speedup over cuSPARSE went from 1.102x to 1.114x (FP16) and
+// from 0.848x to 0.931x (TF32).
+#include <cstdint>
+
+#include "RshSparse_spmm_options.hpp"
+#include "impl/RshSparse_HostCrs.hpp"
+#include "impl/RshSparse_rstile_impl.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// What the two partitions would make the kernels do.
+struct PartitionCost {
+  /// RowStructured: sum over CTAs (8 consecutive Tensor-Core work items) of
+  /// the largest item's tiles (a CTA holds its SM slot until that one is
+  /// done), windows, and residual nonzeros.
+  int64_t cta_max_tiles = 0, windows = 0, residual_nnz = 0;
+  /// CudaCoreOnly: residual work items, and whether a row is long enough to
+  /// be split (then an extra pre-scaling launch and atomics).
+  int64_t cuda_items = 0;
+  bool cuda_split = false;
+
+  /// Predicted kernel times in microseconds; `value_bytes` 2 = FP16, else TF32.
+  double tensor_core_us(int value_bytes) const;
+  double cuda_core_us(int value_bytes) const;
+};
+
+/// Costs of A (rows in the order the pattern was built from) given its
+/// RowStructured pattern after scheduling.
+PartitionCost partition_cost(const HostCrs& A, const HostPattern& row_structured, const Options& options);
+
+}  // namespace impl
+}  // namespace rsh
