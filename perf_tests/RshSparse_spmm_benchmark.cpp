@@ -30,6 +30,7 @@
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
 #include "impl/RshSparse_inspector.hpp"
+#include "impl/RshSparse_partition_select_impl.hpp"
 
 namespace {
 
@@ -255,6 +256,14 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   state.counters["nnz_per_tile"] = fs.mean_nnz_per_tile;
   state.counters["tc_fraction"] = fs.tile_fraction;
   if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
+  // Inputs of Partition::kAuto's model (its Tensor-Core terms describe the
+  // pattern at hand: fit them on --rsh_partition=row runs; scripts/fit_partition_model.py).
+  const impl::PartitionCost pc = impl::partition_cost(m.A, x.inspection.pattern, options);
+  state.counters["cta_max_tiles"] = double(pc.cta_max_tiles);
+  state.counters["windows"] = double(pc.windows);
+  state.counters["residual_nnz"] = double(pc.residual_nnz);
+  state.counters["cuda_items"] = double(pc.cuda_items);
+  state.counters["cuda_split"] = pc.cuda_split ? 1.0 : 0.0;
   state.SetLabel("best cuSPARSE: " + g.best_cusparse + "; reorder: " + reorder_name(x.inspection.reorder) +
                  "; partition: " + partition_name(x.inspection.partition));
 }

@@ -4,7 +4,8 @@
 // the H100 over the 95 shared matrices at N = 128 (FP16 and TF32 separately;
 // perf_tests/results/h100_2026-11-22c.md): chosen this way, leave-one-out,
 // the suite's speedup over cuSPARSE went from 1.102x to 1.114x (FP16) and
-// from 0.848x to 0.931x (TF32).
+// from 0.848x to 0.931x (TF32). scripts/fit_partition_model.py refits it
+// from two benchmark runs (--rsh_partition=row and =cuda).
 #include <cstdint>
 
 #include "RshSparse_spmm_options.hpp"
