@@ -10,6 +10,7 @@
 #include "RshSparse_spmm_options.hpp"
 #include "Test_RshSparse_common.hpp"
 #include "impl/RshSparse_inspector.hpp"
+#include "impl/RshSparse_partition_select_impl.hpp"
 
 namespace {
 
@@ -173,6 +174,16 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     EXPECT_EQ(a.pattern.num_tiles(), 0);
     EXPECT_GT(b.pattern.num_tiles(), 0);
   }
+  // Beyond the model's fitted range (kPartitionModelMaxNnz) the Tensor-Core path stays.
+  const int big = static_cast<int>(rsh::impl::kPartitionModelMaxNnz / per_row) + 1000;
+  std::vector<rsh::impl::CooEntry> large;
+  for (int r = 0; r < big; ++r)
+    for (int k = 0; k < per_row; ++k) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      large.push_back({r, int64_t((s >> 33) % big), 1.0});
+    }
+  EXPECT_EQ(rsh::impl::inspect(rsh::impl::coo_to_crs(big, big, large), opt, "test", 2).partition,
+            rsh::Partition::kRowStructured);
 }
 
 TEST(RsTileBuilder, EdgeCases) {

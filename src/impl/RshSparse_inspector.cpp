@@ -92,7 +92,7 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
   out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
   if (choose) {
     const PartitionCost cost = partition_cost(ordered, out.pattern, options);
-    if (cost.cuda_core_us(value_bytes) < cost.tensor_core_us(value_bytes)) {
+    if (cost.prefer_cuda_core(value_bytes)) {
       out.partition = Partition::kCudaCoreOnly;
       out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
     }

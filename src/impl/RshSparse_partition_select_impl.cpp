@@ -15,6 +15,10 @@ double PartitionCost::cuda_core_us(int value_bytes) const {
   return 3.91 + 8.4e-4 * cuda_items + (cuda_split ? 5.31 : 0.0);
 }
 
+bool PartitionCost::prefer_cuda_core(int value_bytes) const {
+  return nnz <= kPartitionModelMaxNnz && cuda_core_us(value_bytes) < tensor_core_us(value_bytes);
+}
+
 PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options) {
   constexpr int kItemsPerCta = 8;  // warps of a Tensor-Core CTA, one item each
   PartitionCost c;
@@ -25,6 +29,7 @@ PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Optio
     c.cta_max_tiles += longest;
   }
   c.windows = p.num_windows();
+  c.nnz = A.nnz();
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
   const int64_t per_item = options.max_residual_nnz_per_item;
   for (int64_t r = 0; r < A.num_rows; ++r) {

@@ -26,10 +26,21 @@ struct PartitionCost {
   int64_t cuda_items = 0;
   bool cuda_split = false;
 
+  int64_t nnz = 0;
+
   /// Predicted kernel times in microseconds; `value_bytes` 2 = FP16, else TF32.
   double tensor_core_us(int value_bytes) const;
   double cuda_core_us(int value_bytes) const;
+  /// CudaCoreOnly is predicted faster. Only inside the range the model was
+  /// fitted on (the shared matrices, at most 2.2M nonzeros, mostly latency-bound):
+  /// on the generated 12M-128M-nonzero matrices it chose the CUDA-core path
+  /// where the Tensor-Core path was faster (R-MAT 20 FP16 1.07x vs 1.33x), so
+  /// larger matrices keep RowStructured.
+  bool prefer_cuda_core(int value_bytes) const;
 };
+
+/// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.
+constexpr int64_t kPartitionModelMaxNnz = 2200000;
 
 /// Costs of A (rows in the order the pattern was built from) given its
 /// RowStructured pattern after scheduling.
