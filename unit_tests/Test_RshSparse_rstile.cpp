@@ -235,10 +235,15 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
   coo.push_back({8, 99, 1.0});
   for (int r = 9; r < 17; ++r)
     for (int c = 20; c < 30; ++c) coo.push_back({r, c, 1.0});
-  const HostPattern p = check_invariants(rsh::impl::coo_to_crs(17, 100, coo), options(rsh::Partition::kRowStructured));
+  const HostCrs A = rsh::impl::coo_to_crs(17, 100, coo);
+  const HostPattern p = check_invariants(A, options(rsh::Partition::kRowStructured));
   ASSERT_EQ(p.num_residual_rows(), 1);
   EXPECT_EQ(p.res_rows(0), 8);
   EXPECT_EQ(p.num_windows(), 2);
+  // kAuto partitions the same way (order costs of Reorder::kAuto rely on it).
+  const rsh::impl::RowPartition automatic = rsh::impl::partition_rows(A, options(rsh::Partition::kAuto));
+  EXPECT_EQ(automatic.residual_rows, std::vector<int>{8});
+  EXPECT_EQ(automatic.num_windows(), 2);
 }
 
 TEST(RsTileBuilder, RejectsMalformedCsr) {

@@ -54,7 +54,8 @@ RowPartition partition_rows(const HostCrs& A, const Options& options, const std:
       if (row_nnz(A, r) > 0) out.residual_rows.push_back(r);
     return out;
   }
-  const bool may_route = options.partition == Partition::kRowStructured;
+  // kAuto partitions as RowStructured; the inspector may then rebuild as CudaCoreOnly.
+  const bool may_route = options.partition == Partition::kRowStructured || options.partition == Partition::kAuto;
   size_t p = 0;
   while (p < seq.size()) {
     const int r = seq[p];

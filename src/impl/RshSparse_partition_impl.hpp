@@ -17,7 +17,8 @@ struct RowPartition {
 
 /// Partitions the rows of A (columns sorted within rows) visited in `row_order`
 /// (a permutation of [0, num_rows); empty = identity). Empty rows never start
-/// a window and never enter the residual.
+/// a window and never enter the residual. Partition::kAuto partitions as
+/// kRowStructured (what costs orders, e.g. Reorder::kAuto, sees that format).
 RowPartition partition_rows(const HostCrs& A, const Options& options, const std::vector<int>& row_order = {});
 
 }  // namespace impl
