@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "impl/RshSparse_window_columns.hpp"
+
 namespace rsh {
 namespace impl {
 
@@ -20,11 +22,10 @@ bool PartitionCost::prefer_cuda_core(int value_bytes) const {
 }
 
 PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options) {
-  constexpr int kItemsPerCta = 8;  // warps of a Tensor-Core CTA, one item each
   PartitionCost c;
-  for (int first = 0; first < p.tc_num_items(); first += kItemsPerCta) {
+  for (int first = 0; first < p.tc_num_items(); first += kWindowsPerCta) {
     int longest = 0;
-    for (int i = first; i < std::min(p.tc_num_items(), first + kItemsPerCta); ++i)
+    for (int i = first; i < std::min(p.tc_num_items(), first + kWindowsPerCta); ++i)
       longest = std::max(longest, p.tc_item_tile_end(i) - p.tc_item_tile_begin(i));
     c.cta_max_tiles += longest;
   }

@@ -15,8 +15,6 @@
 namespace rsh {
 namespace impl {
 
-constexpr int kWindowsPerCta = 8;  ///< windows (warps' work items) one CTA runs at once
-
 /// The order (position -> original row) of one of the load-balancing or
 /// Hamming policies (kPlainSort .. kHybrid2_3) for a sorted-rows CSR.
 /// Throws std::invalid_argument for other policies or bad options.

@@ -11,8 +11,9 @@
 namespace rsh {
 namespace impl {
 
-constexpr int kWindowRows = 8;  ///< rows per window (the MMA N extent)
-constexpr int kTileCols = 8;    ///< compacted columns per tile (the MMA K extent)
+constexpr int kWindowRows = 8;     ///< rows per window (the MMA N extent)
+constexpr int kTileCols = 8;       ///< compacted columns per tile (the MMA K extent)
+constexpr int kWindowsPerCta = 8;  ///< work items (one window each, one per warp) a Tensor-Core CTA runs at once
 
 /// Sorted distinct columns of the rows in `rows[0..kWindowRows)` (-1 = padding).
 inline void window_columns(const HostCrs& A, const int* rows, std::vector<int>& cols) {
