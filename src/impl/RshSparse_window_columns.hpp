@@ -26,7 +26,7 @@ inline void window_columns(const HostCrs& A, const int* rows, std::vector<int>& 
   cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
 }
 
-/// Scratch space of compact_window_columns, reused across windows.
+/// Scratch space of compact_window_columns (a caller may keep one per thread and reuse it).
 struct WindowScratch {
   std::vector<uint64_t> keys;  ///< (column << 32) | index into `entry`
   std::vector<int64_t> entry;  ///< positions in A of the window's nonzeros
