@@ -5,6 +5,8 @@
 # the host preprocessing benchmark on the node's CPU. Logs and the benchmark
 # JSON go to the folder given as first argument.
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
+#        scripts/run_gpu.sh OUT_DIR profile PREC N MATRIX...   (Nsight Compute: the rsh kernel and cuSPARSE
+#                                                             ALG3 on each matrix; one text report per matrix)
 # RSH_BENCH_BIN picks another staged benchmark binary (e.g. a baseline build),
 # RSH_BENCH_TAG names its outputs (bench_<tag>.json; default: bench.json).
 set -uo pipefail
@@ -43,5 +45,22 @@ if [[ $what == reorder ]]; then
   $dev/bin/rsh_reorder_benchmark --benchmark_out="$out/reorder.json" --benchmark_out_format=json \
     --benchmark_min_time=0.001 "$@" > "$out/reorder.log" 2>&1 || status=1
   grep -v '^rsh: inspect' "$out/reorder.log" | tail -40
+fi
+if [[ $what == profile ]]; then
+  prec=${1:?precision}; n=${2:?width}; shift 2
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy"
+  sections+=" --section LaunchStats --section SchedulerStats"
+  for m in "$@"; do
+    report="$out/ncu_$(echo "$m" | tr -c 'A-Za-z0-9_.\n-' '_')_${prec}.txt"
+    echo "== ncu $m $prec n=$n -> $report"
+    # Warm caches as in the benchmark (format resident, B/C rotated); clocks as found.
+    for impl in 'rsh/' 'cusparse_alg3'; do
+      "$ncu" --clock-control none --cache-control none --launch-skip 4 --launch-count 2 $sections \
+        $dev/bin/rsh_spmm_benchmark --rsh_match="$m" --rsh_prec="$prec" --rsh_n="$n" \
+        --benchmark_filter="$impl" --benchmark_min_time=0.001 >> "$report" 2>&1 || status=1
+    done
+    grep -E '^  [a-zA-Z_].*\(|Duration|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per' "$report" | head -30
+  done
 fi
 exit $status

@@ -17,6 +17,41 @@ namespace {
 using rsh::impl::HostCrs;
 using rsh::impl::HostPattern;
 
+/// Residual items: every nonzero in exactly one item; a store-once item
+/// (before res_num_local) with p pieces heads p consecutive pieces of one row
+/// inside one aligned group, which together cover the row; the other
+/// store-once items are empty padding; atomic pieces are short.
+void check_residual_items(const rsh::Options& opt, const HostPattern& p) {
+  using rsh::impl::kResidualPieceAlign;
+  const int max_len = opt.max_residual_nnz_per_item;
+  std::vector<int> nz_cover(p.res_cols.extent(0), 0), headed(p.res_num_items(), 0);
+  for (int i = 0; i < p.res_num_items(); ++i) {
+    const int len = p.res_item_end(i) - p.res_item_begin(i);
+    EXPECT_LE(len, max_len);
+    for (int k = p.res_item_begin(i); k < p.res_item_end(i); ++k) ++nz_cover[k];
+    const int pieces = p.res_item_pieces(i);
+    if (i >= p.res_num_local) {
+      EXPECT_EQ(pieces, 1);
+      continue;
+    }
+    if (pieces == 0) continue;
+    ASSERT_LE(i + pieces, p.res_num_local);
+    EXPECT_EQ(i / kResidualPieceAlign, (i + pieces - 1) / kResidualPieceAlign) << "pieces straddle a CTA group";
+    const int row = p.res_item_row(i);
+    EXPECT_EQ(p.res_item_begin(i), p.res_ptr(row));
+    EXPECT_EQ(p.res_item_end(i + pieces - 1), p.res_ptr(row + 1));
+    for (int j = 1; j < pieces; ++j) {
+      EXPECT_EQ(p.res_item_pieces(i + j), 0);
+      EXPECT_EQ(p.res_item_row(i + j), row);
+      EXPECT_EQ(p.res_item_begin(i + j), p.res_item_end(i + j - 1));
+      headed[i + j] = 1;
+    }
+  }
+  for (int i = 0; i < p.res_num_local; ++i)
+    if (p.res_item_pieces(i) == 0 && !headed[i]) EXPECT_EQ(p.res_item_begin(i), p.res_item_end(i)) << "padding";
+  for (int c : nz_cover) EXPECT_EQ(c, 1);
+}
+
 /// Checks every invariant of the pattern built for A (gtest ASSERTs need a void function).
 void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern& p) {
   const int W = p.num_windows(), T = p.num_tiles();
@@ -104,12 +139,7 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
     for (int t = p.tc_item_tile_begin(i); t < p.tc_item_tile_end(i); ++t) ++tile_cover[t];
   }
   for (int t = 0; t < T; ++t) EXPECT_EQ(tile_cover[t], 1);
-  std::vector<int> nz_cover(p.res_cols.extent(0), 0);
-  for (int i = 0; i < p.res_num_items(); ++i) {
-    EXPECT_LE(p.res_item_end(i) - p.res_item_begin(i), opt.max_residual_nnz_per_item);
-    for (int k = p.res_item_begin(i); k < p.res_item_end(i); ++k) ++nz_cover[k];
-  }
-  for (int c : nz_cover) EXPECT_EQ(c, 1);
+  check_residual_items(opt, p);
 }
 
 HostPattern check_invariants(const HostCrs& A, const rsh::Options& opt) {
@@ -215,7 +245,28 @@ TEST(RsTileBuilder, ExactMultiplesOfTheSplitSizes) {
   EXPECT_EQ(p.tc_num_unsplit, 2);                     // 2 tiles fit one item of 2; so does the 1-tile window
   EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);  // the 128-column window: 16 tiles in 8 pieces
   const HostPattern q = check_invariants(A, options(rsh::Partition::kCudaCoreOnly, 2, 64));
-  EXPECT_EQ(q.res_num_items() - q.res_num_unsplit, 2);  // the 128-long row: two pieces of 64
+  EXPECT_EQ(q.res_num_local, q.res_num_items());  // the 128-long row: two pieces of 64 summed in one CTA
+  int heads_of_two = 0;
+  for (int i = 0; i < q.res_num_items(); ++i) heads_of_two += q.res_item_pieces(i) == 2;
+  EXPECT_EQ(heads_of_two, 1);
+}
+
+TEST(RsTileBuilder, ResidualPiecesShareOneCtaUnlessTooLong) {
+  // Rows of 0..40 nonzeros, max 2 per item: rows of 3..16 split into pieces
+  // summed in one CTA (2..8 pieces, aligned groups with whole rows or padding
+  // in the gaps), rows of 17..40 into atomic pieces of 2.
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r <= 40; ++r)
+    for (int c = 0; c < r; ++c) coo.push_back({r, (7 * c + r) % 100, 1.0});
+  const HostCrs A = rsh::impl::coo_to_crs(41, 100, coo);
+  const HostPattern p = check_invariants(A, options(rsh::Partition::kCudaCoreOnly, 64, 2));
+  std::map<int, int> heads;  // pieces -> items
+  for (int i = 0; i < p.res_num_local; ++i) ++heads[p.res_item_pieces(i)];
+  EXPECT_EQ(heads[1], 2);  // rows of 1 and 2 nonzeros
+  for (int pieces = 2; pieces <= rsh::impl::kResidualPieceAlign; ++pieces) EXPECT_GT(heads[pieces], 0) << pieces;
+  EXPECT_EQ(p.res_num_items() - p.res_num_local, 24 * 29 / 2);  // rows 17..40: 9, 9, 10, 10, .., 20, 20 pieces
+  std::set<int> scaled(p.scale_rows.data(), p.scale_rows.data() + p.scale_rows.extent(0));
+  for (int r = 0; r <= 40; ++r) EXPECT_EQ(scaled.count(r), r == 0 || r > 16 ? 1u : 0u) << r;
 }
 
 TEST(RsTileBuilder, AllTilesOrAllResidual) {

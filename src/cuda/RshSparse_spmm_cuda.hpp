@@ -32,6 +32,9 @@ enum class Layout {
   kColMajor,  ///< element (i, j) at ptr[j * ld + i]  (Kokkos::LayoutLeft)
 };
 
+/// Residual items one CUDA-core CTA always runs together (HostFormat::res_item_pieces).
+constexpr int kResidualPieceAlign = 8;
+
 /// A built RS-Tile + residual + schedule as HOST arrays (see
 /// rsh::impl::RsTilePattern for the meaning of each). Counts are given
 /// explicitly; every pointer is a host buffer of the stated length.
@@ -51,10 +54,13 @@ struct HostFormat {
   const int* tc_item_window = nullptr;  ///< tc_num_items each
   const int* tc_item_tile_begin = nullptr;
   const int* tc_item_tile_end = nullptr;
-  int res_num_items = 0, res_num_unsplit = 0;
+  /// Residual items [0, res_num_local) store C once; a row's pieces summed in
+  /// shared memory lie inside one aligned group of kResidualPieceAlign items.
+  int res_num_items = 0, res_num_local = 0;
   const int* res_item_row = nullptr;  ///< res_num_items each
   const int* res_item_begin = nullptr;
   const int* res_item_end = nullptr;
+  const int* res_item_pieces = nullptr;  ///< pieces the item sums (its own and the next), 0: summed elsewhere
   int num_scale_rows = 0;
   const int* scale_rows = nullptr;  ///< num_scale_rows
   const double* values = nullptr;   ///< tile values (tile_val_offset[num_tiles]) then res_nnz values

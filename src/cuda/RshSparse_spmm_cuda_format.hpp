@@ -21,9 +21,10 @@ inline cuda::HostFormat host_format(const HostPattern& p, const std::vector<doub
   f.tc_num_items = p.tc_num_items(), f.tc_num_unsplit = p.tc_num_unsplit;
   f.tc_item_window = p.tc_item_window.data(), f.tc_item_tile_begin = p.tc_item_tile_begin.data();
   f.tc_item_tile_end = p.tc_item_tile_end.data();
-  f.res_num_items = p.res_num_items(), f.res_num_unsplit = p.res_num_unsplit;
+  static_assert(impl::kResidualPieceAlign == cuda::kResidualPieceAlign, "rsh: one residual piece alignment");
+  f.res_num_items = p.res_num_items(), f.res_num_local = p.res_num_local;
   f.res_item_row = p.res_item_row.data(), f.res_item_begin = p.res_item_begin.data();
-  f.res_item_end = p.res_item_end.data();
+  f.res_item_end = p.res_item_end.data(), f.res_item_pieces = p.res_item_pieces.data();
   f.num_scale_rows = static_cast<int>(p.scale_rows.extent(0)), f.scale_rows = p.scale_rows.data();
   f.values = values.data();
   return f;

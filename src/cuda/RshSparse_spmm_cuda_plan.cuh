@@ -36,13 +36,13 @@ inline void check_launch(const char* kernel) {
 
 template <class T>
 struct SpmmPlan<T>::Device {
-  int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_unsplit, num_scale_rows;
+  int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
   KernelConfig config;
   DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_rows, res_cols;
   DeviceArray<uint64_t> tile_bitmap;
   DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
-  DeviceArray<int> res_item_row, res_item_begin, res_item_end, scale_rows;
+  DeviceArray<int> res_item_row, res_item_begin, res_item_end, res_item_pieces, scale_rows;
   DeviceArray<T> values;  ///< tile values, then residual values
 };
 
@@ -53,7 +53,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   Device& d = *d_;
   d.num_rows = f.num_rows, d.num_cols = f.num_cols;
   d.tc_num_items = f.tc_num_items, d.tc_num_unsplit = f.tc_num_unsplit;
-  d.res_num_items = f.res_num_items, d.res_num_unsplit = f.res_num_unsplit;
+  d.res_num_items = f.res_num_items, d.res_num_local = f.res_num_local;
   d.num_scale_rows = f.num_scale_rows;
   d.num_tiles = f.num_tiles;
   d.tile_nnz = f.num_tiles ? f.tile_val_offset[f.num_tiles] : 0;
@@ -70,6 +70,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   d.res_item_row.assign(f.res_item_row, f.res_num_items, stream);
   d.res_item_begin.assign(f.res_item_begin, f.res_num_items, stream);
   d.res_item_end.assign(f.res_item_end, f.res_num_items, stream);
+  d.res_item_pieces.assign(f.res_item_pieces, f.res_num_items, stream);
   d.scale_rows.assign(f.scale_rows, f.num_scale_rows, stream);
   update_values(f.values, stream);
 }
@@ -120,7 +121,7 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
 
   // Rows of split items must be scaled before any atomic adds into them:
   // then all scale rows go to an earlier launch; else into the fused one.
-  const bool has_split = d.tc_num_unsplit < d.tc_num_items || d.res_num_unsplit < d.res_num_items;
+  const bool has_split = d.tc_num_unsplit < d.tc_num_items || d.res_num_local < d.res_num_items;
   if (has_split && d.num_scale_rows > 0) {
     const int64_t total = int64_t(d.num_scale_rows) * n;
     const int blocks = static_cast<int>(std::min<int64_t>((total + 255) / 256, 4096));
@@ -160,7 +161,8 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const int64_t tc_tasks = int64_t(d.tc_num_items) * p.tc.slices;
   const int tasks_per_block = detail::kTcWarpsPerBlock / K;
   p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
-  // Residual part: groups of G lanes, G x 8 features >= n where possible.
+  // Residual part: groups of G lanes, G x 8 features >= n where possible; a
+  // CTA runs 256 / G consecutive items (a multiple of kResidualPieceAlign) for one slice.
   int group = 4;
   while (group < 32 && 8 * group < n) group *= 2;
   p.res = detail::ResidualParams<T, OutT>{d.res_rows.get(),
@@ -169,16 +171,17 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
                                           d.res_item_row.get(),
                                           d.res_item_begin.get(),
                                           d.res_item_end.get(),
+                                          d.res_item_pieces.get(),
                                           d.res_num_items,
-                                          d.res_num_unsplit,
+                                          d.res_num_local,
                                           group,
                                           (n + 8 * group - 1) / (8 * group),
                                           b_ref,
                                           c_ref,
                                           alpha,
                                           beta};
-  const int64_t res_threads = int64_t(d.res_num_items) * p.res.slices * group;
-  p.res_blocks = (res_threads + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock;
+  const int items_per_block = detail::kResThreadsPerBlock / group;
+  p.res_blocks = (int64_t(d.res_num_items) + items_per_block - 1) / items_per_block * p.res.slices;
   // Rows nothing writes (empty rows), unless already scaled above.
   p.scale_rows = d.scale_rows.get();
   p.num_scale_rows = has_split ? 0 : d.num_scale_rows;

@@ -12,6 +12,8 @@ namespace cuda {
 namespace detail {
 
 static_assert(kTcWarpsPerBlock * 32 == kResThreadsPerBlock, "rsh::spmm: fused CTA shapes must agree");
+static_assert(8 * kResThreadsPerBlock * sizeof(float) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
+              "rsh::spmm: residual partial sums fit in the Tensor-Core ring");
 
 template <class T, class OutT>
 struct SpmmParams {
@@ -31,11 +33,11 @@ struct SpmmParams {
 
 template <class T, class OutT>
 __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_kernel(const SpmmParams<T, OutT> p) {
-  __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K partial sums
+  __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K or residual partial sums
   int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block(p.tc, block, ring);
   block -= p.tc_blocks;
-  if (block < p.res_blocks) return residual_block(p.res, block);
+  if (block < p.res_blocks) return residual_block(p.res, block, reinterpret_cast<float*>(ring));
   block -= p.res_blocks;
   scale_rows_block(p.scale_rows, p.num_scale_rows, p.tc.C, p.tc.beta, block, p.scale_blocks, kResThreadsPerBlock);
 }

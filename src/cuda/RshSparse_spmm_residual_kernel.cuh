@@ -4,8 +4,12 @@
 // residual row or a piece of one) for one slice of G x 8 features; each lane
 // owns 8 consecutive features (one 16-byte B load for FP16). Column ids and
 // values are loaded G at a time, one per lane, and broadcast with shuffles.
+// A CTA runs 256 / G consecutive items of one slice; a row cut into pieces
+// inside that range is summed through shared memory by its first piece, so
+// only rows too long for one CTA add into C with atomics.
 #include <cstdint>
 
+#include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_dense_access.cuh"
 
 namespace rsh {
@@ -13,6 +17,8 @@ namespace cuda {
 namespace detail {
 
 constexpr int kResThreadsPerBlock = 256;
+static_assert(kResThreadsPerBlock / 32 % kResidualPieceAlign == 0,
+              "rsh::spmm: a residual CTA holds whole aligned groups of pieces");
 
 template <class T, class OutT>
 struct ResidualParams {
@@ -22,7 +28,8 @@ struct ResidualParams {
   const int* item_row;
   const int* item_begin;
   const int* item_end;
-  int num_items, num_unsplit;
+  const int* item_pieces;
+  int num_items, num_local;
   int group;   ///< lanes per item: 4, 8, 16 or 32
   int slices;  ///< ceil(n / (8 * group))
   DenseRef<const T> B;
@@ -30,20 +37,20 @@ struct ResidualParams {
   float alpha, beta;
 };
 
-/// One CTA's share of the residual work (kResThreadsPerBlock threads).
+/// One CTA's share of the residual work (kResThreadsPerBlock threads);
+/// `partials` holds 8 floats per thread.
 template <class T, class OutT>
-__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block) {
+__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, float* partials) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
-  const int64_t group_id = (block * kResThreadsPerBlock + threadIdx.x) / G;
-  if (group_id >= int64_t(p.num_items) * p.slices) return;  // whole groups exit together
+  const int item = static_cast<int>(block / p.slices) * (kResThreadsPerBlock / G) + threadIdx.x / G;
+  const int f = static_cast<int>(block % p.slices) * 8 * G + 8 * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
-  const int item = static_cast<int>(group_id / p.slices);
-  const int f = static_cast<int>(group_id % p.slices) * 8 * G + 8 * lane_in_group;
-  const int k_begin = p.item_begin[item], k_end = p.item_end[item];
-  const int row = p.res_rows[p.item_row[item]];  // requested before the loop: off the critical path
+  // row < 0: no item (whole groups alike). Requested before the loop: off the critical path.
+  const int row = item < p.num_items ? p.res_rows[p.item_row[item]] : -1;
 
   Frag<8> acc = {};
+  const int k_begin = row >= 0 ? p.item_begin[item] : 0, k_end = row >= 0 ? p.item_end[item] : 0;
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
@@ -59,7 +66,21 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
       for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
     }
   }
-  if (f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_unsplit);
+  // Pieces of one row sit in consecutive groups: the first adds the others'
+  // partial sums (same lane in group gi + j: thread + j * G).
+  const int pieces = row >= 0 ? p.item_pieces[item] : 0;
+  if (__syncthreads_or(pieces != 1)) {
+    float* mine = partials + threadIdx.x;
+    if (pieces == 0)
+#pragma unroll
+      for (int x = 0; x < 8; ++x) mine[x * kResThreadsPerBlock] = acc.v[x];
+    __syncthreads();
+#pragma unroll 1
+    for (int j = 1; j < pieces; ++j)
+#pragma unroll
+      for (int x = 0; x < 8; ++x) acc.v[x] += mine[x * kResThreadsPerBlock + j * G];
+  }
+  if (pieces > 0 && f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_local);
 }
 
 /// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros),

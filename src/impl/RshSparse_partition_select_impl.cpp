@@ -32,11 +32,11 @@ PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Optio
   c.windows = p.num_windows();
   c.nnz = A.nnz();
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
-  const int64_t per_item = options.max_residual_nnz_per_item;
+  const int per_item = options.max_residual_nnz_per_item;
   for (int64_t r = 0; r < A.num_rows; ++r) {
-    const int64_t len = A.row_map[r + 1] - A.row_map[r];
-    c.cuda_items += (len + per_item - 1) / per_item;
-    c.cuda_split = c.cuda_split || len > per_item;
+    const ResidualCut cut = residual_cut(A.row_map[r + 1] - A.row_map[r], per_item);
+    c.cuda_items += cut.pieces;
+    c.cuda_split = c.cuda_split || cut.atomic;
   }
   return c;
 }

@@ -22,7 +22,8 @@ struct PartitionCost {
   /// done), windows, and residual nonzeros.
   int64_t cta_max_tiles = 0, windows = 0, residual_nnz = 0;
   /// CudaCoreOnly: residual work items, and whether a row is long enough to
-  /// be split (then an extra pre-scaling launch and atomics).
+  /// be cut into pieces that add with atomics (then an extra pre-scaling
+  /// launch); shorter rows' pieces are summed inside one CTA.
   int64_t cuda_items = 0;
   bool cuda_split = false;
 

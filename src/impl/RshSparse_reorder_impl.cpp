@@ -43,22 +43,33 @@ void for_each_column(const HostCrs& A, int64_t r, F&& f) {
 }
 
 ColumnIndex build_column_index(const HostCrs& A, double alpha) {
+  // Without locality every column record is a cache miss: request the
+  // records of entries kAhead positions ahead (rows are short and contiguous).
+  constexpr int64_t kAhead = 32;
+  const int64_t nnz = A.nnz();
   ColumnIndex ix;
   ix.cols.resize(A.num_cols);
-  for (int64_t r = 0; r < A.num_rows; ++r) for_each_column(A, r, [&](int j) { ++ix.cols[j].degree; });
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+      if (k + kAhead < nnz) __builtin_prefetch(&ix.cols[A.entries[k + kAhead]], 1);
+    for_each_column(A, r, [&](int j) { ++ix.cols[j].degree; });
+  }
   int64_t total = 0;
   for (auto& c : ix.cols) {
-    c.begin = total;
     total += c.degree;
+    c.begin = total;  // the end for now: filled backwards below
     c.weight = c.degree ? static_cast<float>(std::pow(double(c.degree), -alpha)) : 0.f;
   }
   ix.row_weight.assign(A.num_rows, 0.0);
   ix.postings.resize(total);
-  std::vector<int> filled(A.num_cols, 0);
-  for (int64_t r = 0; r < A.num_rows; ++r) {
+  // Rows last to first, each column's postings back to front: ascending rows,
+  // and `begin` ends where it belongs without a separate fill cursor.
+  for (int64_t r = A.num_rows - 1; r >= 0; --r) {
+    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+      if (k >= kAhead) __builtin_prefetch(&ix.cols[A.entries[k - kAhead]], 1);
     for_each_column(A, r, [&](int j) { ix.row_weight[r] += ix.cols[j].weight; });
     const ColumnIndex::Posting post{static_cast<int>(r), static_cast<float>(ix.row_weight[r])};
-    for_each_column(A, r, [&](int j) { ix.postings[ix.cols[j].begin + filled[j]++] = post; });
+    for_each_column(A, r, [&](int j) { ix.postings[--ix.cols[j].begin] = post; });
   }
   return ix;
 }
@@ -220,48 +231,61 @@ std::vector<int> spanning_forest_order(int n, std::vector<Edge> edges) {
   return order;
 }
 
-/// The rows at positions [lo, lo + kSpan) of an order with their distinct
-/// (column, weight) lists copied side by side, and their pairwise weighted
-/// Jaccard similarities computed once each: 2-opt around one window
-/// boundary asks for the same few pairs many times.
+/// The rows at positions [lo, lo + kSpan) of an order and their pairwise
+/// weighted Jaccard similarities, all computed in one pass over their
+/// columns: a small hash table maps each column to the span rows holding
+/// it, and each column shared by several rows adds its weight to those
+/// pairs' intersections (2-opt around one window boundary asks for many
+/// pairs; merging sorted column lists pair by pair was most of its time).
 class RowSpan {
  public:
   static constexpr int kSpan = 10;
 
   void load(const HostCrs& A, const ColumnIndex& ix, const int* rows, int count) {
-    entries_.clear();
+    int64_t entries = 0;
+    for (int s = 0; s < count; ++s) entries += A.row_map[rows[s] + 1] - A.row_map[rows[s]];
+    bits_ = 6;
+    while ((int64_t(1) << bits_) < 2 * entries) ++bits_;
+    if (slots_.size() < (size_t(1) << bits_)) slots_.assign(size_t(1) << bits_, Slot{});
+    for (uint32_t h : used_) slots_[h] = Slot{};
+    used_.clear();
+    const uint32_t mask = (uint32_t(1) << bits_) - 1;
     for (int s = 0; s < count; ++s) {
-      begin_[s] = entries_.size();
-      for_each_column(A, rows[s], [&](int j) { entries_.push_back({j, ix.cols[j].weight}); });
-      begin_[s + 1] = entries_.size();
-      for (int t = 0; t < count; ++t) sim_[s][t] = -1.0;
+      weight_[s] = ix.row_weight[rows[s]];
+      for_each_column(A, rows[s], [&](int j) {
+        uint32_t h = (uint32_t(j) * 0x9E3779B1u) >> (32 - bits_);
+        while (slots_[h].col != -1 && slots_[h].col != j) h = (h + 1) & mask;
+        if (slots_[h].col == -1) slots_[h] = Slot{j, 0, ix.cols[j].weight}, used_.push_back(h);
+        slots_[h].rows |= uint16_t(1u << s);
+      });
+    }
+    for (int s = 0; s < count; ++s)
+      for (int t = 0; t < count; ++t) inter_[s][t] = 0.0;
+    for (uint32_t h : used_) {
+      const unsigned held = slots_[h].rows;
+      if ((held & (held - 1)) == 0) continue;  // one row only
+      for (unsigned a = held; a; a &= a - 1)
+        for (unsigned b = a & (a - 1); b; b &= b - 1) inter_[__builtin_ctz(a)][__builtin_ctz(b)] += slots_[h].weight;
     }
   }
 
-  double similarity(int s, int t) {
-    if (sim_[s][t] < 0) sim_[s][t] = sim_[t][s] = merge(s, t);
-    return sim_[s][t];
-  }
-
- private:
-  double merge(int s, int t) const {
-    size_t i = begin_[s], j = begin_[t];
-    double inter = 0, uni = 0;
-    while (i < begin_[s + 1] || j < begin_[t + 1]) {
-      if (j >= begin_[t + 1] || (i < begin_[s + 1] && entries_[i].first < entries_[j].first)) {
-        uni += entries_[i++].second;
-      } else if (i >= begin_[s + 1] || entries_[j].first < entries_[i].first) {
-        uni += entries_[j++].second;
-      } else {
-        uni += entries_[i].second, inter += entries_[i].second, ++i, ++j;
-      }
-    }
+  double similarity(int s, int t) const {
+    const double inter = s < t ? inter_[s][t] : inter_[t][s], uni = weight_[s] + weight_[t] - inter;
     return uni > 0 ? inter / uni : 0.0;
   }
 
-  std::vector<std::pair<int, double>> entries_;
-  size_t begin_[kSpan + 1];
-  double sim_[kSpan][kSpan];
+ private:
+  struct Slot {
+    int col = -1;        ///< -1: free
+    uint16_t rows = 0;   ///< bit s: span row s holds the column
+    float weight = 0.f;  ///< d^-alpha
+  };
+  static_assert(kSpan <= 16, "rsh: span rows are bits of a 16-bit mask");
+  int bits_ = 6;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> used_;
+  double weight_[kSpan];
+  double inter_[kSpan][kSpan];  ///< s < t: summed weights of the columns rows s and t share
 };
 
 /// 2-opt across each window boundary: reverse order[i..j] (i in the last half
@@ -276,12 +300,15 @@ void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order) {
     // span row now at position p.
     const int lo = boundary - 5, count = std::min(n, boundary + 5) - lo;
     // The rows are scattered over A: request the offsets of the rows three
-    // boundaries ahead, their columns two ahead and the weights one ahead.
+    // boundaries ahead, their columns and row weights two ahead and their
+    // column records one ahead.
     for (int p = lo + 8; p < std::min(n, lo + 8 + RowSpan::kSpan); ++p)
       for (int64_t k = A.row_map[order[p]]; k < std::min(A.row_map[order[p] + 1], A.row_map[order[p]] + 32); ++k)
         __builtin_prefetch(&ix.cols[A.entries[k]]);
-    for (int p = lo + 16; p < std::min(n, lo + 16 + RowSpan::kSpan); ++p)
+    for (int p = lo + 16; p < std::min(n, lo + 16 + RowSpan::kSpan); ++p) {
       __builtin_prefetch(&A.entries[A.row_map[order[p]]]);
+      __builtin_prefetch(&ix.row_weight[order[p]]);
+    }
     for (int p = lo + 24; p < std::min(n, lo + 24 + RowSpan::kSpan); ++p) __builtin_prefetch(&A.row_map[order[p]]);
     span.load(A, ix, order.data() + lo, count);
     int slot[RowSpan::kSpan];

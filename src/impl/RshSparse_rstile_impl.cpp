@@ -133,7 +133,8 @@ FormatStats format_stats(const HostPattern& p, int scalar_bytes) {
   s.tc_items = p.tc_num_items();
   s.tc_split_items = s.tc_items - p.tc_num_unsplit;
   s.res_items = p.res_num_items();
-  s.res_split_items = s.res_items - p.res_num_unsplit;
+  s.res_atomic_items = s.res_items - p.res_num_local;
+  for (int i = 0; i < p.res_num_local; ++i) s.res_shared_items += p.res_item_pieces(i) != 1;
   s.scale_rows = static_cast<int>(p.scale_rows.extent(0));
   s.mean_nnz_per_tile = s.tiles ? double(s.tile_nnz) / s.tiles : 0.0;
   int64_t window_columns = 0;
@@ -154,7 +155,8 @@ std::string to_string(const FormatStats& s) {
      << s.mean_window_columns << " B rows/window, " << 100.0 * s.tile_fraction << "% of nonzeros on Tensor Cores\n"
      << "residual: " << s.residual_rows << " rows, " << s.residual_nnz << " nnz\n"
      << "schedule: " << s.tc_items << " TC items (" << s.tc_split_items << " split), " << s.res_items
-     << " residual items (" << s.res_split_items << " split), " << s.scale_rows << " pre-scaled rows\n"
+     << " residual items (" << s.res_shared_items << " pieces or padding summed in the CTA, " << s.res_atomic_items
+     << " atomic pieces), " << s.scale_rows << " pre-scaled rows\n"
      << "bytes: format " << s.format_bytes << " vs CSR " << s.csr_bytes << " ("
      << (s.csr_bytes ? double(s.format_bytes) / double(s.csr_bytes) : 0.0) << "x)\n";
   return os.str();

@@ -11,6 +11,7 @@
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_HostCrs.hpp"
 #include "impl/RshSparse_partition_impl.hpp"
+#include "impl/RshSparse_window_columns.hpp"
 
 namespace rsh {
 namespace impl {
@@ -36,13 +37,21 @@ struct RsTilePattern {
   /// User CSR position k -> value slot: tile slot s < tile_nnz, residual slot tile_nnz + j.
   View1<int64_t> value_dest;
 
-  // Schedule. Items [0, *_num_unsplit) own their rows and store C once;
-  // the rest are pieces of split windows / rows and add with atomics into
-  // rows pre-scaled by beta (scale_rows, which also holds uncovered empty rows).
+  // Schedule. Tensor-Core items [0, tc_num_unsplit) own their windows and
+  // store C once; the rest are pieces of split windows. Residual items
+  // [0, res_num_local) store C once: whole rows, and rows in up to
+  // kResidualPieceAlign pieces inside one aligned group of items, summed by
+  // the first piece (res_item_pieces); the rest are pieces of rows too long
+  // for that. Pieces past the store-once items add with atomics into rows
+  // pre-scaled by beta (scale_rows, which also holds uncovered empty rows).
   View1<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
   int tc_num_unsplit = 0;
   View1<int> res_item_row, res_item_begin, res_item_end;  ///< row index into res_rows; nnz range
-  int res_num_unsplit = 0;
+  /// Items whose partial sums this one adds and stores: p >= 1 for a whole
+  /// row, the first of p pieces (the next p - 1 items) and an atomic piece;
+  /// 0 for the other pieces and for padding (an empty range).
+  View1<int> res_item_pieces;
+  int res_num_local = 0;
   View1<int> scale_rows;
 
   int num_windows() const { return static_cast<int>(window_tile_offset.extent(0)) - 1; }
@@ -59,6 +68,14 @@ using HostPattern = RsTilePattern<Kokkos::HostSpace>;
 /// sorted position k. Throws std::invalid_argument if a count overflows int.
 HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const std::vector<int64_t>& source);
 
+/// How build_schedule cuts a residual row of `len` nonzeros: into `pieces`
+/// items (1: whole), which add into C with atomics or are summed in one CTA.
+struct ResidualCut {
+  int pieces;
+  bool atomic;
+};
+ResidualCut residual_cut(int64_t len, int max_len);
+
 /// Adds the work items and scale rows of `options` to a built pattern.
 void build_schedule(HostPattern& pattern, const Options& options);
 
@@ -67,7 +84,7 @@ template <class MemorySpace, class Src>
 RsTilePattern<MemorySpace> mirror_pattern(const Src& h) {
   RsTilePattern<MemorySpace> d;
   d.num_rows = h.num_rows, d.num_cols = h.num_cols, d.nnz = h.nnz;
-  d.tc_num_unsplit = h.tc_num_unsplit, d.res_num_unsplit = h.res_num_unsplit;
+  d.tc_num_unsplit = h.tc_num_unsplit, d.res_num_local = h.res_num_local;
   auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
   d.window_rows = copy(h.window_rows), d.window_tile_offset = copy(h.window_tile_offset);
   d.tile_cols = copy(h.tile_cols), d.tile_bitmap = copy(h.tile_bitmap), d.tile_val_offset = copy(h.tile_val_offset);
@@ -76,7 +93,7 @@ RsTilePattern<MemorySpace> mirror_pattern(const Src& h) {
   d.tc_item_window = copy(h.tc_item_window), d.tc_item_tile_begin = copy(h.tc_item_tile_begin);
   d.tc_item_tile_end = copy(h.tc_item_tile_end);
   d.res_item_row = copy(h.res_item_row), d.res_item_begin = copy(h.res_item_begin);
-  d.res_item_end = copy(h.res_item_end);
+  d.res_item_end = copy(h.res_item_end), d.res_item_pieces = copy(h.res_item_pieces);
   d.scale_rows = copy(h.scale_rows);
   return d;
 }
@@ -85,7 +102,7 @@ RsTilePattern<MemorySpace> mirror_pattern(const Src& h) {
 struct FormatStats {
   int windows = 0, tiles = 0, residual_rows = 0;
   int64_t tile_nnz = 0, residual_nnz = 0;
-  int tc_items = 0, tc_split_items = 0, res_items = 0, res_split_items = 0, scale_rows = 0;
+  int tc_items = 0, tc_split_items = 0, res_items = 0, res_shared_items = 0, res_atomic_items = 0, scale_rows = 0;
   double mean_nnz_per_tile = 0.0;
   double mean_window_columns = 0.0;  ///< distinct B rows read per window
   double tile_fraction = 0.0;        ///< stored positions on Tensor Cores / all stored positions

@@ -83,7 +83,10 @@ void spmm_tiles(const ExecSpace& exec, const Pattern& p, const Values& vals, typ
       });
 }
 
-/// CUDA-core residual: each (item, column f) is a dot product over a row piece.
+/// CUDA-core residual: each (item, column f) is a dot product over a row, or
+/// over a piece of one that adds with atomics. The first of a row's pieces
+/// kept in one CTA by the CUDA kernel (res_item_pieces > 1) takes the whole
+/// row here: its pieces' ranges are consecutive.
 template <class ExecSpace, class Pattern, class Values, class BView, class CView>
 void spmm_residual(const ExecSpace& exec, const Pattern& p, const Values& vals, int64_t tile_nnz,
                    typename CView::const_value_type alpha, const BView& B, typename CView::const_value_type beta,
@@ -92,17 +95,21 @@ void spmm_residual(const ExecSpace& exec, const Pattern& p, const Values& vals, 
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
   const int64_t n = static_cast<int64_t>(C.extent(1));
   const auto item_row = p.res_item_row, item_begin = p.res_item_begin, item_end = p.res_item_end;
+  const auto item_pieces = p.res_item_pieces;
   const auto res_rows = p.res_rows, res_cols = p.res_cols;
-  const int num_unsplit = p.res_num_unsplit;
+  const int num_local = p.res_num_local;
   Kokkos::parallel_for(
       "rsh::spmm[portable]::residual", Policy(exec, 0, static_cast<int64_t>(p.res_num_items()) * n),
       KOKKOS_LAMBDA(const int64_t idx) {
         const int item = static_cast<int>(idx / n);
+        const int pieces = item_pieces(item);
+        if (pieces == 0) return;  // summed by the row's first piece, or padding
         const int64_t f = idx % n;
         Scalar acc = 0;
-        for (int k = item_begin(item); k < item_end(item); ++k) acc += vals(tile_nnz + k) * B(res_cols(k), f);
+        for (int k = item_begin(item); k < item_end(item + pieces - 1); ++k)
+          acc += vals(tile_nnz + k) * B(res_cols(k), f);
         const int r = res_rows(item_row(item));
-        if (item >= num_unsplit) {
+        if (item >= num_local) {
           Kokkos::atomic_add(&C(r, f), alpha * acc);
         } else {
           C(r, f) = beta == 0 ? alpha * acc : alpha * acc + beta * C(r, f);
