@@ -2,7 +2,8 @@
 """Turns rsh_spmm_benchmark JSON into a Markdown table: per matrix, precision
 and N, the rsh time, the best cuSPARSE time and algorithm, the speedup, and
 rsh's GFLOP/s and GB/s; then the geometric-mean speedup per precision and N.
-Usage: bench_summary.py bench.json [more.json ...]"""
+Usage: bench_summary.py bench.json[.gz] [more.json ...]"""
+import gzip
 import json
 import math
 import sys
@@ -13,7 +14,7 @@ def main(paths):
     rows = defaultdict(dict)  # (matrix, prec, n) -> impl -> benchmark
     context = {}
     for path in paths:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
             data = json.load(f)
         context = data.get("context", context)
         for b in data["benchmarks"]:

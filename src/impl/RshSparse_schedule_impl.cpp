@@ -56,7 +56,7 @@ int make_items(int owners, const HostPattern::View1<int>& offsets, int max_len, 
 ResidualCut residual_cut(int64_t len, int max_len) {
   // Longer pieces for long rows (fewer, to stay in one CTA) measured slower
   // than atomic pieces on the H100: rows of 200-350 nonzeros in 8 pieces ran
-  // up to 2x longer than in 13-22 (perf_tests/results/h100_2026-11-22d.md).
+  // up to 1.9x longer than in 13-22 (perf_tests/results/h100_2026-11-22d.md).
   const int64_t pieces = (len + max_len - 1) / max_len;
   return {static_cast<int>(pieces), pieces > kResidualPieceAlign};
 }
