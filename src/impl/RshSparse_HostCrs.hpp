@@ -43,6 +43,14 @@ void validate_crs(const HostCrs& A, const char* who);
 /// returns, for each new position, the position it came from.
 std::vector<int64_t> sort_rows(HostCrs& A);
 
+/// Calls f(col) for each distinct column of row r of a sorted A (duplicates
+/// adjacent, as sort_rows leaves them).
+template <class F>
+void for_each_column(const HostCrs& A, int64_t r, F&& f) {
+  for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+    if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) f(A.entries[k]);
+}
+
 /// A's pattern (no values) with row i = A's row order[i]; `source` (A's
 /// position -> user position) is permuted alongside. `order` must be a
 /// permutation of A's rows.

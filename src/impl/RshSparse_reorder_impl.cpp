@@ -35,13 +35,6 @@ struct ColumnIndex {
   std::vector<Posting> postings;
 };
 
-/// Calls f(col) for each distinct column of row r (entries may repeat).
-template <class F>
-void for_each_column(const HostCrs& A, int64_t r, F&& f) {
-  for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
-    if (k == A.row_map[r] || A.entries[k] != A.entries[k - 1]) f(A.entries[k]);
-}
-
 ColumnIndex build_column_index(const HostCrs& A, double alpha) {
   // Without locality every column record is a cache miss: request the
   // records of entries kAhead positions ahead (rows are short and contiguous).
@@ -244,29 +237,24 @@ class RowSpan {
   void load(const HostCrs& A, const ColumnIndex& ix, const int* rows, int count) {
     int64_t entries = 0;
     for (int s = 0; s < count; ++s) entries += A.row_map[rows[s] + 1] - A.row_map[rows[s]];
-    bits_ = 6;
-    while ((int64_t(1) << bits_) < 2 * entries) ++bits_;
-    if (slots_.size() < (size_t(1) << bits_)) slots_.assign(size_t(1) << bits_, Slot{});
-    for (uint32_t h : used_) slots_[h] = Slot{};
-    used_.clear();
-    const uint32_t mask = (uint32_t(1) << bits_) - 1;
+    columns_.reset(entries);
     for (int s = 0; s < count; ++s) {
       weight_[s] = ix.row_weight[rows[s]];
       for_each_column(A, rows[s], [&](int j) {
-        uint32_t h = (uint32_t(j) * 0x9E3779B1u) >> (32 - bits_);
-        while (slots_[h].col != -1 && slots_[h].col != j) h = (h + 1) & mask;
-        if (slots_[h].col == -1) slots_[h] = Slot{j, 0, ix.cols[j].weight}, used_.push_back(h);
-        slots_[h].rows |= uint16_t(1u << s);
+        bool fresh;
+        Holders& c = columns_.find_or_insert(j, fresh);
+        if (fresh) c.weight = ix.cols[j].weight;
+        c.rows |= uint16_t(1u << s);
       });
     }
     for (int s = 0; s < count; ++s)
       for (int t = 0; t < count; ++t) inter_[s][t] = 0.0;
-    for (uint32_t h : used_) {
-      const unsigned held = slots_[h].rows;
-      if ((held & (held - 1)) == 0) continue;  // one row only
+    columns_.for_each([&](int, const Holders& c) {
+      const unsigned held = c.rows;
+      if ((held & (held - 1)) == 0) return;  // one row only
       for (unsigned a = held; a; a &= a - 1)
-        for (unsigned b = a & (a - 1); b; b &= b - 1) inter_[__builtin_ctz(a)][__builtin_ctz(b)] += slots_[h].weight;
-    }
+        for (unsigned b = a & (a - 1); b; b &= b - 1) inter_[__builtin_ctz(a)][__builtin_ctz(b)] += c.weight;
+    });
   }
 
   double similarity(int s, int t) const {
@@ -275,15 +263,12 @@ class RowSpan {
   }
 
  private:
-  struct Slot {
-    int col = -1;        ///< -1: free
+  struct Holders {
     uint16_t rows = 0;   ///< bit s: span row s holds the column
     float weight = 0.f;  ///< d^-alpha
   };
   static_assert(kSpan <= 16, "rsh: span rows are bits of a 16-bit mask");
-  int bits_ = 6;
-  std::vector<Slot> slots_;
-  std::vector<uint32_t> used_;
+  IntKeyTable<Holders> columns_;
   double weight_[kSpan];
   double inter_[kSpan][kSpan];  ///< s < t: summed weights of the columns rows s and t share
 };

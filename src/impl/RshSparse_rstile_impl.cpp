@@ -52,9 +52,7 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
     window_tiles[w] = (compact_window_columns(A, wrows, scratch, local.data()) + kTileCols - 1) / kTileCols;
     int64_t values = 0;
     for (int i = 0; i < kWindowRows; ++i)
-      if (wrows[i] >= 0)
-        for (int64_t k = A.row_map[wrows[i]]; k < A.row_map[wrows[i] + 1]; ++k)
-          values += k == A.row_map[wrows[i]] || A.entries[k] != A.entries[k - 1];  // duplicates share a slot
+      if (wrows[i] >= 0) for_each_column(A, wrows[i], [&](int) { ++values; });  // duplicates share a slot
     window_values[w] = values;
   });
   p.window_rows = HostPattern::View1<int>("rsh::window_rows", kWindowRows * int64_t(W));

@@ -51,23 +51,11 @@ int make_items(int owners, const HostPattern::View1<int>& offsets, int max_len, 
   return static_cast<int>(whole.size());
 }
 
-}  // namespace
-
-ResidualCut residual_cut(int64_t len, int max_len) {
-  // Longer pieces for long rows (fewer, to stay in one CTA) measured slower
-  // than atomic pieces on the H100: rows of 200-350 nonzeros in 8 pieces ran
-  // up to 1.9x longer than in 13-22 (perf_tests/results/h100_2026-11-22d.md).
-  const int64_t pieces = (len + max_len - 1) / max_len;
-  return {static_cast<int>(pieces), pieces > kResidualPieceAlign};
-}
-
-namespace {
-
 /// Residual items: rows of at most max_len nonzeros whole; longer rows in
 /// p <= kResidualPieceAlign pieces of at most max_len inside one aligned
 /// group of items, the gaps before a group filled with whole rows, else with
-/// empty padding items; longer rows still in atomic pieces at the end. Returns the count of items before
-/// the atomic ones.
+/// empty padding items; longer rows still in atomic pieces at the end.
+/// Returns the count of items before the atomic ones.
 int make_residual_items(HostPattern& p, int max_len, std::vector<char>& atomic_row) {
   const int rows = p.num_residual_rows();
   std::vector<Item> whole, local, atomic;
@@ -117,6 +105,14 @@ int make_residual_items(HostPattern& p, int max_len, std::vector<char>& atomic_r
 }
 
 }  // namespace
+
+ResidualCut residual_cut(int64_t len, int max_len) {
+  // Longer pieces for long rows (fewer, to stay in one CTA) measured slower
+  // than atomic pieces on the H100: rows of 200-350 nonzeros in 8 pieces ran
+  // up to 1.9x longer than in 13-22 (perf_tests/results/h100_2026-11-22d.md).
+  const int64_t pieces = (len + max_len - 1) / max_len;
+  return {static_cast<int>(pieces), pieces > kResidualPieceAlign};
+}
 
 void build_schedule(HostPattern& p, const Options& options) {
   if (options.max_tiles_per_item < 1 || options.max_residual_nnz_per_item < 1)
