@@ -15,6 +15,7 @@
 //   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
 //   --rsh_max_res=R      Options::max_residual_nnz_per_item (default: the Options default)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
+//   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -309,6 +310,8 @@ Config parse_flags(int& argc, char** argv) {
       cfg.options.max_residual_nnz_per_item = std::stoi(value("--rsh_max_res="));
     } else if (!value("--rsh_k=").empty()) {
       cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
+    } else if (!value("--rsh_res_lanes=").empty()) {
+      cfg.kernel.residual_lanes = std::stoi(value("--rsh_res_lanes="));
     } else if (!value("--rsh_partition=").empty()) {
       const std::string p = value("--rsh_partition=");
       cfg.options.partition = p == "tc"     ? Partition::kTensorCoreOnly

@@ -6,7 +6,8 @@
 # JSON go to the folder given as first argument.
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
 #        scripts/run_gpu.sh OUT_DIR profile PREC N MATRIX...   (Nsight Compute: the rsh kernel and cuSPARSE
-#                                                             ALG3 on each matrix; one text report per matrix)
+#                                                             ALG3 on each matrix; one text report per matrix;
+#                                                             RSH_PROFILE_ARGS adds benchmark flags, e.g. a partition)
 # RSH_BENCH_BIN picks another staged benchmark binary (e.g. a baseline build),
 # RSH_BENCH_TAG names its outputs (bench_<tag>.json; default: bench.json).
 set -uo pipefail
@@ -50,7 +51,8 @@ if [[ $what == profile ]]; then
   prec=${1:?precision}; n=${2:?width}; shift 2
   ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats --section Occupancy"
-  sections+=" --section LaunchStats --section SchedulerStats"
+  sections+=" --section LaunchStats --section SchedulerStats --section InstructionStats"
+  sections+=" --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables"
   for m in "$@"; do
     report="$out/ncu_$(echo "$m" | tr -c 'A-Za-z0-9_.\n-' '_')_${prec}.txt"
     echo "== ncu $m $prec n=$n -> $report"
@@ -58,7 +60,7 @@ if [[ $what == profile ]]; then
     for impl in 'rsh/' 'cusparse_alg3'; do
       "$ncu" --clock-control none --cache-control none --launch-skip 4 --launch-count 2 $sections \
         $dev/bin/rsh_spmm_benchmark --rsh_match="$m" --rsh_prec="$prec" --rsh_n="$n" \
-        --benchmark_filter="$impl" --benchmark_min_time=0.001 >> "$report" 2>&1 || status=1
+        --benchmark_filter="$impl" --benchmark_min_time=0.001 ${RSH_PROFILE_ARGS:-} >> "$report" 2>&1 || status=1
     done
     grep -E '^  [a-zA-Z_].*\(|Duration|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per' "$report" | head -30
   done

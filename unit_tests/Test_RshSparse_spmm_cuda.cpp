@@ -30,7 +30,8 @@ struct Case {
   /// Non-negative A and B: for shapes where a column of C is one dot product,
   /// whose relative error under cancellation is unbounded in any precision.
   bool nonnegative = false;
-  int warps_per_item = 0;  ///< KernelConfig override (0: the planner's choice)
+  int warps_per_item = 0;  ///< KernelConfig overrides (0: the planner's choice)
+  int residual_lanes = 0;
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -54,9 +55,9 @@ class CudaSpmmTest : public ::testing::Test {
 
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
-    SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " n " +
-                 std::to_string(c.n) + " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
-                 rsh::partition_name(c.options.partition) +
+    SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " G " +
+                 std::to_string(c.residual_lanes) + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
+                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -76,7 +77,7 @@ class CudaSpmmTest : public ::testing::Test {
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
-    plan.set_config({c.warps_per_item});
+    plan.set_config({c.warps_per_item, c.residual_lanes});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -108,6 +109,16 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
       for (int max_tiles : {1, 3, 64})
         for (int k : {1, 2, 8})
           this->check(A, {40, ab.first, ab.second, rsh::test::options(p, max_tiles, 7), Layout::kRowMajor, false, k});
+}
+
+// Residual items in narrow feature slices (several CTAs per item range), with
+// rows cut into pieces summed in one CTA and rows long enough for atomics.
+TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
+  const auto A = rsh::test::random_crs(150, 400, 160, rsh::test::fresh_seed(), true);
+  for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
+    for (int lanes : {4, 8, 32})
+      for (int n : {40, 128})
+        this->check(A, {n, 1.5, -0.5, rsh::test::options(p, 64, 8), Layout::kRowMajor, false, 0, lanes});
 }
 
 TYPED_TEST(CudaSpmm, EdgeCases) {
@@ -158,6 +169,7 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   EXPECT_THROW(plan.spmm<float>(1.f, nullptr, 8, 0.f, buf.get(), 8, 8, Layout::kRowMajor, nullptr),
                std::invalid_argument);
   EXPECT_THROW(plan.set_config({3}), std::invalid_argument);
+  EXPECT_THROW(plan.set_config({0, 6}), std::invalid_argument);
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 // raw API (float, __half), shared by the plan, the tests and the benchmarks.
 #include <cuda_fp16.h>
 
+#include <cstdint>
+#include <cstring>
+
 namespace rsh {
 namespace cuda {
 
@@ -13,6 +16,15 @@ inline T to_element(double v) {
 template <>
 inline __half to_element<__half>(double v) {
   return __float2half(static_cast<float>(v));
+}
+/// x rounded to TF32 (10 mantissa bits, nearest, ties away from zero: what
+/// cvt.rna.tf32.f32 gives), still as a float; infinities and NaNs unchanged.
+inline float round_to_tf32(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u;
+  std::memcpy(&x, &u, sizeof u);
+  return x;
 }
 inline double to_double(float v) {
   return v;

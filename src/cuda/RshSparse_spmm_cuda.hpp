@@ -69,6 +69,7 @@ struct HostFormat {
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
 struct KernelConfig {
   int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2, 4 or 8
+  int residual_lanes = 0;  ///< lanes per residual item (8 features each): 4, 8, 16 or 32
 };
 
 /// True when a CUDA device is present and usable.

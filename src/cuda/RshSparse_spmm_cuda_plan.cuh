@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/RshSparse_cuda_device_array.hpp"
@@ -39,10 +40,11 @@ struct SpmmPlan<T>::Device {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
   KernelConfig config;
-  DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_rows, res_cols;
+  DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_cols;
   DeviceArray<uint64_t> tile_bitmap;
   DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
-  DeviceArray<int> res_item_row, res_item_begin, res_item_end, res_item_pieces, scale_rows;
+  DeviceArray<detail::ResidualItem> res_items;
+  DeviceArray<int> scale_rows;
   DeviceArray<T> values;  ///< tile values, then residual values
 };
 
@@ -62,15 +64,18 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   d.tile_cols.assign(f.tile_cols, 8 * size_t(f.num_tiles), stream);
   d.tile_bitmap.assign(f.tile_bitmap, f.num_tiles, stream);
   d.tile_val_offset.assign(f.tile_val_offset, f.num_tiles ? f.num_tiles + 1 : 0, stream);
-  d.res_rows.assign(f.res_rows, f.num_res_rows, stream);
   d.res_cols.assign(f.res_cols, f.res_nnz, stream);
   d.tc_item_window.assign(f.tc_item_window, f.tc_num_items, stream);
   d.tc_item_tile_begin.assign(f.tc_item_tile_begin, f.tc_num_items, stream);
   d.tc_item_tile_end.assign(f.tc_item_tile_end, f.tc_num_items, stream);
-  d.res_item_row.assign(f.res_item_row, f.res_num_items, stream);
-  d.res_item_begin.assign(f.res_item_begin, f.res_num_items, stream);
-  d.res_item_end.assign(f.res_item_end, f.res_num_items, stream);
-  d.res_item_pieces.assign(f.res_item_pieces, f.res_num_items, stream);
+  std::vector<detail::ResidualItem> items(f.res_num_items);
+  for (int i = 0; i < f.res_num_items; ++i) {
+    const int r = f.res_item_row[i];
+    if (r < 0 || r >= f.num_res_rows)
+      throw std::invalid_argument("rsh::cuda::SpmmPlan: residual item row out of range");
+    items[i] = {f.res_item_begin[i], f.res_item_end[i], f.res_rows[r], f.res_item_pieces[i]};
+  }
+  d.res_items.assign(items.data(), items.size(), stream);
   d.scale_rows.assign(f.scale_rows, f.num_scale_rows, stream);
   update_values(f.values, stream);
 }
@@ -83,15 +88,22 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
   const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
   std::vector<T> converted(count);
   for (size_t i = 0; i < count; ++i) converted[i] = to_element<T>(values[i]);
+  // Tile values enter TF32 MMAs without conversion in the kernel (MmaTraits<float>):
+  // round them here; the residual stays FP32.
+  if constexpr (std::is_same<T, float>::value)
+    for (size_t i = 0; i < size_t(d_->tile_nnz); ++i) converted[i] = round_to_tf32(converted[i]);
   d_->values.assign(converted.data(), count, stream);
 }
 
 template <class T>
 void SpmmPlan<T>::set_config(const KernelConfig& config) {
-  const int k = config.warps_per_item;
+  const int k = config.warps_per_item, g = config.residual_lanes;
   if (k != 0 && k != 1 && k != 2 && k != 4 && k != 8)
     throw std::invalid_argument("rsh::cuda::KernelConfig: warps_per_item = " + std::to_string(k) +
                                 " not in {0, 1, 2, 4, 8}");
+  if (g != 0 && g != 4 && g != 8 && g != 16 && g != 32)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lanes = " + std::to_string(g) +
+                                " not in {0, 4, 8, 16, 32}");
   d_->config = config;
 }
 
@@ -163,15 +175,14 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
   // Residual part: groups of G lanes, G x 8 features >= n where possible; a
   // CTA runs 256 / G consecutive items (a multiple of kResidualPieceAlign) for one slice.
-  int group = 4;
-  while (group < 32 && 8 * group < n) group *= 2;
-  p.res = detail::ResidualParams<T, OutT>{d.res_rows.get(),
-                                          d.res_cols.get(),
+  int group = d.config.residual_lanes;
+  if (group == 0) {
+    group = 4;
+    while (group < 32 && 8 * group < n) group *= 2;
+  }
+  p.res = detail::ResidualParams<T, OutT>{d.res_cols.get(),
                                           d.values.get() + d.tile_nnz,
-                                          d.res_item_row.get(),
-                                          d.res_item_begin.get(),
-                                          d.res_item_end.get(),
-                                          d.res_item_pieces.get(),
+                                          d.res_items.get(),
                                           d.res_num_items,
                                           d.res_num_local,
                                           group,

@@ -59,35 +59,33 @@ struct MmaTraits<__half> {
 
 /// TF32 operands, FP32 accumulate: mma.m16n8k8.f32.tf32.tf32.f32.
 /// A frag: a0 = (g, q), a1 = (g+8, q), a2 = (g, q+4), a3 = (g+8, q+4); B frag: b0 = (k=q, n=g), b1 = (k=q+4, n=g).
+/// Operands go in as FP32 bit patterns: the Tensor Cores read the TF32 bits
+/// and ignore the low 13 (B is truncated; the sparse values were rounded to
+/// TF32 on the host, SpmmPlan::update_values). No conversion instructions
+/// in the loop: 8 per tile and lane otherwise.
 template <>
 struct MmaTraits<float> {
   static constexpr int kLaneFeatures = 4;  // 16 bytes: half the registers and twice the warps of 8
   __device__ __forceinline__ static int col_a(int q) { return q; }
   __device__ __forceinline__ static int col_b(int q) { return q + 4; }
 
-  __device__ __forceinline__ static uint32_t tf32(float x) {
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-    return r;
-  }
-
   struct BFrag {
-    uint32_t b0, b1;  ///< TF32 bit patterns
+    uint32_t b0, b1;
   };
-  __device__ __forceinline__ static BFrag pack(float va, float vb) { return {tf32(va), tf32(vb)}; }
+  __device__ __forceinline__ static BFrag pack(float va, float vb) {
+    return {__float_as_uint(va), __float_as_uint(vb)};
+  }
 
   __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba, const RawRow<float, 4>& bb,
                                              BFrag v) {
     const uint32_t b0 = v.b0, b1 = v.b1;
 #pragma unroll
     for (int j = 0; j < 2; ++j) {
-      const uint32_t a0 = tf32(ba.get(2 * j)), a1 = tf32(ba.get(2 * j + 1));
-      const uint32_t a2 = tf32(bb.get(2 * j)), a3 = tf32(bb.get(2 * j + 1));
       asm volatile(
           "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
           "{%0,%1,%2,%3};\n"
           : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+          : "r"(ba.w[2 * j]), "r"(ba.w[2 * j + 1]), "r"(bb.w[2 * j]), "r"(bb.w[2 * j + 1]), "r"(b0), "r"(b1));
     }
   }
 };

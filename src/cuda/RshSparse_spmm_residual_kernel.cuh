@@ -20,15 +20,20 @@ constexpr int kResThreadsPerBlock = 256;
 static_assert(kResThreadsPerBlock / 32 % kResidualPieceAlign == 0,
               "rsh::spmm: a residual CTA holds whole aligned groups of pieces");
 
+/// One residual work item as the kernel reads it: the nonzero range in one
+/// 8-byte load before the loop, the C row and piece count in another after
+/// it (same 16 bytes, a cache hit; not held in registers through the loop).
+struct alignas(16) ResidualItem {
+  int begin, end;  ///< nonzero range in res_cols / values
+  int row;         ///< the C row (not an index into the residual rows: no dependent load)
+  int pieces;      ///< HostFormat::res_item_pieces
+};
+
 template <class T, class OutT>
 struct ResidualParams {
-  const int* res_rows;
   const int* res_cols;
   const T* values;  ///< residual values (aligned with res_cols)
-  const int* item_row;
-  const int* item_begin;
-  const int* item_end;
-  const int* item_pieces;
+  const ResidualItem* items;
   int num_items, num_local;
   int group;   ///< lanes per item: 4, 8, 16 or 32
   int slices;  ///< ceil(n / (8 * group))
@@ -46,11 +51,12 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int item = static_cast<int>(block / p.slices) * (kResThreadsPerBlock / G) + threadIdx.x / G;
   const int f = static_cast<int>(block % p.slices) * 8 * G + 8 * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
-  // row < 0: no item (whole groups alike). Requested before the loop: off the critical path.
-  const int row = item < p.num_items ? p.res_rows[p.item_row[item]] : -1;
+  // Small matrices are latency-bound: one load before the first column id.
+  const bool has_item = item < p.num_items;  // whole groups alike
+  const int2 range = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item)) : make_int2(0, 0);
+  const int k_begin = range.x, k_end = range.y;
 
   Frag<8> acc = {};
-  const int k_begin = row >= 0 ? p.item_begin[item] : 0, k_end = row >= 0 ? p.item_end[item] : 0;
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
@@ -68,7 +74,8 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   }
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
-  const int pieces = row >= 0 ? p.item_pieces[item] : 0;
+  const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
+  const int row = rp.x, pieces = rp.y;
   if (__syncthreads_or(pieces != 1)) {
     float* mine = partials + threadIdx.x;
     if (pieces == 0)
