@@ -201,6 +201,10 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const int64_t blocks = p.tc_blocks + p.res_blocks + p.scale_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
+  if (p.tc_blocks == 0) {
+    detail::residual_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
+    return detail::check_launch("residual_kernel");
+  }
   detail::spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
   detail::check_launch("spmm_kernel");
 }

@@ -3,6 +3,7 @@
 // tiles, the next res_blocks the CUDA-core residual, the last scale_blocks
 // scale rows no work item writes (empty rows). One launch instead of three
 // matters on small matrices, where launch latency is most of the time.
+// Without Tensor-Core items, residual_kernel (below) runs instead.
 // Rows of split work items are pre-scaled by a separate, earlier launch.
 #include "cuda/RshSparse_spmm_residual_kernel.cuh"
 #include "cuda/RshSparse_spmm_tc_kernel.cuh"
@@ -37,9 +38,31 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block(p.tc, block, ring);
   block -= p.tc_blocks;
-  if (block < p.res_blocks) return residual_block(p.res, block, reinterpret_cast<float*>(ring));
+  if (block < p.res_blocks) return residual_block<0>(p.res, block, reinterpret_cast<float*>(ring));
   block -= p.res_blocks;
   scale_rows_block(p.scale_rows, p.num_scale_rows, p.tc.C, p.tc.beta, block, p.scale_blocks, kResThreadsPerBlock);
+}
+
+/// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
+/// paid). The CUDA-core loop is latency-bound (Nsight Compute: long-scoreboard
+/// stalls at half the cycles per instruction of cuSPARSE), so here it gets
+/// the registers for a batch of B rows in flight per lane, at less occupancy
+/// than the fused kernel allows. Batch measured on the H100 over the 95
+/// shared matrices (perf_tests/results/h100_2026-11-23.md): FP16 4 (rsh time
+/// x0.892 vs the fused loop; 8: x0.986), FP32 8 (x0.919; 4: x0.942).
+/// CTAs [0, res_blocks) run residual items, the rest scale empty rows.
+template <class T>
+constexpr int residual_batch() {
+  return sizeof(T) == 2 ? 4 : 8;
+}
+
+template <class T, class OutT>
+__global__ void __launch_bounds__(kResThreadsPerBlock, 2) residual_kernel(const SpmmParams<T, OutT> p) {
+  __shared__ float partials[8 * kResThreadsPerBlock];
+  int64_t block = blockIdx.x;
+  if (block < p.res_blocks) return residual_block<residual_batch<T>()>(p.res, block, partials);
+  block -= p.res_blocks;
+  scale_rows_block(p.scale_rows, p.num_scale_rows, p.res.C, p.res.beta, block, p.scale_blocks, kResThreadsPerBlock);
 }
 
 }  // namespace detail

@@ -43,8 +43,12 @@ struct ResidualParams {
 };
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds 8 floats per thread.
-template <class T, class OutT>
+/// `partials` holds 8 floats per thread. kBatch = 0: a loop over the
+/// nonzeros unrolled 4 (the fused kernel's 64 registers); kBatch > 0:
+/// batches of kBatch nonzeros whose B rows are all requested before the
+/// first multiply, with a fixed trip count (past the end: the batch's first
+/// row again with weight zero), for a launch with registers to spare.
+template <int kBatch, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, float* partials) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
@@ -57,19 +61,37 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = range.x, k_end = range.y;
 
   Frag<8> acc = {};
+  auto multiply = [&](int col, float a) {
+    RawRow<T, 8> b;
+    b.load(p.B, col, f);
+#pragma unroll
+    for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+  };
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
     const float my_val = k < k_end ? to_float(p.values[k]) : 0.f;
     const int count = min(G, k_end - base);
+    if constexpr (kBatch == 0) {
 #pragma unroll 4
-    for (int i = 0; i < count; ++i) {
-      const int col = __shfl_sync(mask, my_col, i, G);
-      const float a = __shfl_sync(mask, my_val, i, G);
-      RawRow<T, 8> b;
-      b.load(p.B, col, f);
+      for (int i = 0; i < count; ++i) multiply(__shfl_sync(mask, my_col, i, G), __shfl_sync(mask, my_val, i, G));
+    } else {
+      for (int i0 = 0; i0 < count; i0 += kBatch) {
+        RawRow<T, 8> b[kBatch];
+        float a[kBatch];
 #pragma unroll
-      for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+        for (int u = 0; u < kBatch; ++u) {
+          const bool valid = i0 + u < count;  // uniform in the group
+          const int src = valid ? i0 + u : i0;
+          const float v = __shfl_sync(mask, my_val, src, G);
+          a[u] = valid ? v : 0.f;
+          b[u].load(p.B, __shfl_sync(mask, my_col, src, G), f);
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u)
+#pragma unroll
+          for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a[u], b[u].get(x), acc.v[x]);
+      }
     }
   }
   // Pieces of one row sit in consecutive groups: the first adds the others'
