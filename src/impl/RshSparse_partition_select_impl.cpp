@@ -8,13 +8,13 @@ namespace rsh {
 namespace impl {
 
 double PartitionCost::tensor_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 5.41 + 5.13e-3 * cta_max_tiles + 8.87e-4 * windows + 1.16e-4 * residual_nnz;
-  return 5.33 + 9.77e-3 * cta_max_tiles + 1.41e-3 * windows + 1.8e-4 * residual_nnz;
+  if (value_bytes == 2) return 5.08 + 5.26e-3 * cta_max_tiles + 8.15e-4 * windows + 8.51e-5 * residual_nnz;
+  return 4.82 + 9.45e-3 * cta_max_tiles + 7.85e-4 * windows + 2.08e-4 * residual_nnz;
 }
 
 double PartitionCost::cuda_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 6.04 + 6.27e-4 * cuda_items + (cuda_split ? 2.99 : 0.0);
-  return 6.10 + 8.83e-4 * cuda_items + (cuda_split ? 3.66 : 0.0);
+  if (value_bytes == 2) return 4.75 + 5.95e-4 * cuda_items + (cuda_split ? 2.96 : 0.0);
+  return 4.48 + 1.01e-3 * cuda_items + (cuda_split ? 2.98 : 0.0);
 }
 
 bool PartitionCost::prefer_cuda_core(int value_bytes) const {
