@@ -26,8 +26,9 @@ class EventTimer {
     cudaEventDestroy(stop_);
   }
   void start(cudaStream_t s) { RSH_CUDA_CHECK(cudaEventRecord(start_, s)); }
-  double stop_seconds(cudaStream_t s) {
-    RSH_CUDA_CHECK(cudaEventRecord(stop_, s));
+  void stop(cudaStream_t s) { RSH_CUDA_CHECK(cudaEventRecord(stop_, s)); }
+  /// Waits for the stop event; seconds between the two events.
+  double seconds() {
     RSH_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
     RSH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));

@@ -1,8 +1,9 @@
 // rsh vs cuSPARSE SpMM on one GPU in one process (Google Benchmark).
 // Names: spmm/<matrix>/<fp16|tf32>/row/n=<n>/<impl>. Times are device
-// times per call (events around a batch of calls), B/C rotated past L2; preprocessing is reported
-// separately (inspect_ms). Every implementation is verified before timing.
-// A's values are scaled into [-1, 1] (FP16 range); B is uniform in [-1, 1].
+// times per call (events around a batch of calls), B/C rotated past L2; the time Google Benchmark
+// prints is the mean over iterations, counter median_us the median that speedups and
+// scripts/bench_summary.py use; preprocessing is reported separately (inspect_ms). Every implementation is verified
+// before timing. A's values are scaled into [-1, 1] (FP16 range); B is uniform in [-1, 1].
 //
 // Extra flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
@@ -16,6 +17,8 @@
 //   --rsh_max_res=R      Options::max_residual_nnz_per_item (default: the Options default)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 //   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
+//   --rsh_timing=MODE    gated (default: each batch enqueued behind a LaunchGate, GPU time) or stream
+//                        (the batch timed as the host enqueues it: small calls measure the launch rate)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -26,6 +29,7 @@
 #include <memory>
 
 #include "RshSparse_benchmark_cuda.hpp"
+#include "RshSparse_benchmark_gate.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_spmm_cusparse.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
@@ -46,6 +50,7 @@ struct Config {
   Options options;
   std::vector<Reorder> reorders{Reorder::kNone};
   cuda::KernelConfig kernel;
+  bool gated_timing = true;
 };
 
 /// One reordering policy's inspection of a matrix.
@@ -167,29 +172,44 @@ void set_counters(benchmark::State& state, const LoadedMatrix& m, int n) {
   state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-/// Timed loop shared by all implementations; returns mean seconds per call.
-/// Each iteration enqueues one call per rotating B/C copy back to back
-/// between two events (a stream of SpMMs, as in a GNN layer), so launch
-/// gaps overlap as they do in applications instead of adding host latency
-/// to every call; each call still reads a B that is not in L2.
+/// Timed loop shared by all implementations; returns the median seconds per
+/// call over the iterations. Each iteration enqueues one call per rotating
+/// B/C copy back to back between two events (a stream of SpMMs, as in a GNN
+/// layer); each call still reads a B that is not in L2. With gated timing
+/// (the default) the batch is enqueued behind a LaunchGate and runs without
+/// waiting for the host, so small calls time the GPU's work rather than the
+/// host's launch rate; --rsh_timing=stream times the batch as it is enqueued.
 template <class T, class Run>
-double timed_loop(benchmark::State& state, Group<T>& g, Run&& run) {
+double timed_loop(benchmark::State& state, Group<T>& g, const Config& cfg, Run&& run) {
+  static bench::LaunchGate gate;
   bench::EventTimer timer;
   const int reps = static_cast<int>(g.operands->B.size());
-  double total = 0;
+  std::vector<double> per_call;
   for (int w = 0; w < 3; ++w) run(g.operands->B[w % reps].get(), g.operands->C[0].get());  // warm-up
   for (auto _ : state) {
+    if (cfg.gated_timing) gate.close(nullptr);
     timer.start(nullptr);
     for (int r = 0; r < reps; ++r) {
       const int i = g.operands->advance();
       run(g.operands->B[i].get(), g.operands->C[i].get());
     }
-    const double t = timer.stop_seconds(nullptr) / reps;
+    timer.stop(nullptr);
+    if (cfg.gated_timing) gate.open();
+    const double t = timer.seconds() / reps;
+    if (cfg.gated_timing && gate.timed_out()) {
+      state.SkipWithError("a call waited for the GPU inside the launch gate: use --rsh_timing=stream");
+      return 0;
+    }
     state.SetIterationTime(t);
-    total += t;
+    per_call.push_back(t);
   }
+  if (per_call.empty()) return 0;
+  std::sort(per_call.begin(), per_call.end());
+  const size_t h = per_call.size() / 2;
+  const double median = per_call.size() % 2 ? per_call[h] : 0.5 * (per_call[h - 1] + per_call[h]);
   state.counters["calls_per_timing"] = reps;
-  return state.iterations() ? total / double(state.iterations()) : 0;
+  state.counters["median_us"] = 1e6 * median;
+  return median;
 }
 
 template <class T>
@@ -213,7 +233,7 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
     state.SkipWithError("cuSPARSE algorithms disagree");
     return;
   }
-  const double t = timed_loop(state, g, [&](const T* B, T* C) { impl->run(B, C, nullptr); });
+  const double t = timed_loop(state, g, cfg, [&](const T* B, T* C) { impl->run(B, C, nullptr); });
   if (g.best_cusparse_seconds == 0 || t < g.best_cusparse_seconds) {
     g.best_cusparse_seconds = t;
     g.best_cusparse = impl->name();
@@ -250,7 +270,7 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
       return;
     }
   }
-  const double t = timed_loop(state, g, run);
+  const double t = timed_loop(state, g, cfg, run);
   set_counters<T>(state, m, n);
   const impl::FormatStats fs = impl::format_stats(x.inspection.pattern, sizeof(T));
   state.counters["inspect_ms"] = 1e3 * x.seconds;
@@ -312,6 +332,10 @@ Config parse_flags(int& argc, char** argv) {
       cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
     } else if (!value("--rsh_res_lanes=").empty()) {
       cfg.kernel.residual_lanes = std::stoi(value("--rsh_res_lanes="));
+    } else if (!value("--rsh_timing=").empty()) {
+      const std::string t = value("--rsh_timing=");
+      if (t != "gated" && t != "stream") throw std::invalid_argument("--rsh_timing=" + t + ": gated or stream");
+      cfg.gated_timing = t == "gated";
     } else if (!value("--rsh_partition=").empty()) {
       const std::string p = value("--rsh_partition=");
       cfg.options.partition = p == "tc"     ? Partition::kTensorCoreOnly
@@ -353,6 +377,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
   benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
+  benchmark::AddCustomContext("timing", cfg.gated_timing ? "gated" : "stream");
   std::string reorders;
   for (Reorder r : cfg.reorders) reorders += (reorders.empty() ? "" : ",") + std::string(reorder_name(r));
   benchmark::AddCustomContext("reorder", reorders);

@@ -3,19 +3,18 @@
 and N, the rsh time, the best cuSPARSE time and algorithm, the speedup, and
 rsh's GFLOP/s and GB/s; then the geometric-mean speedup per precision and N.
 Usage: bench_summary.py bench.json[.gz] [more.json ...]"""
-import gzip
-import json
 import math
 import sys
 from collections import defaultdict
+
+import bench_json
 
 
 def main(paths):
     rows = defaultdict(dict)  # (matrix, prec, n) -> impl -> benchmark
     context = {}
     for path in paths:
-        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-            data = json.load(f)
+        data = bench_json.read(path)
         context = data.get("context", context)
         for b in data["benchmarks"]:
             if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":

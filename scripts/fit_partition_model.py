@@ -8,17 +8,17 @@ Per precision: least squares on relative error of
 then the suite's geometric-mean speedup over cuSPARSE when each matrix takes the path the model
 predicts faster (in-sample and leave-one-out) against RowStructured alone and the per-matrix best.
 Needs numpy. Usage: fit_partition_model.py ROW.json[.gz] CUDA.json[.gz]"""
-import gzip
-import json
 import math
 import sys
 
 import numpy as np
 
+import bench_json
+
 
 def load(path):
     """(matrix, precision) -> (rsh benchmark, best cuSPARSE time)."""
-    data = json.load((gzip.open if path.endswith('.gz') else open)(path, 'rt'))
+    data = bench_json.read(path)
     rsh, cus = {}, {}
     for b in data['benchmarks']:
         if b.get('error_occurred'):

@@ -11,11 +11,11 @@ Groups: "graphs" are the GNN graphs (gnn/ in MANIFEST.tsv), the power-law
 graphs PGPgiantcompo and karate, and the generated R-MAT graphs; "other
 non-DLMC" are the remaining SuiteSparse matrices (meshes, circuits, LP).
 Usage: reorder_summary.py JSON [JSON ...]|DIR [--per-matrix]"""
-import gzip
-import json
 import math
 import os
 import sys
+
+import bench_json
 
 POWER_LAW = ('PGPgiantcompo', 'karate')
 GNN = ('cora', 'citeseer', 'pubmed', 'PROTEINS_full', 'ogbl-ddi', 'tolokers', 'squirrel', 'chameleon', 'actor',
@@ -43,10 +43,9 @@ def load(paths):
         if os.path.isdir(path):
             for f in sorted(os.listdir(path)):
                 if f.endswith('.json'):
-                    take(json.load(open(os.path.join(path, f))), f[:-5])
+                    take(bench_json.read(os.path.join(path, f)), f[:-5])
         else:
-            opener = gzip.open if path.endswith('.gz') else open
-            take(json.load(opener(path, 'rt')), None)
+            take(bench_json.read(path), None)
     return rsh, cus
 
 

@@ -56,11 +56,12 @@ if [[ $what == profile ]]; then
   for m in "$@"; do
     report="$out/ncu_$(echo "$m" | tr -c 'A-Za-z0-9_.\n-' '_')_${prec}.txt"
     echo "== ncu $m $prec n=$n -> $report"
-    # Warm caches as in the benchmark (format resident, B/C rotated); clocks as found.
+    # Warm caches as in the benchmark (format resident, B/C rotated); clocks as found. Stream
+    # timing: Nsight Compute serialises launches, so a batch cannot wait behind the launch gate.
     for impl in 'rsh/' 'cusparse_alg3'; do
       "$ncu" --clock-control none --cache-control none --launch-skip 4 --launch-count 2 $sections \
         $dev/bin/rsh_spmm_benchmark --rsh_match="$m" --rsh_prec="$prec" --rsh_n="$n" \
-        --benchmark_filter="$impl" --benchmark_min_time=0.001 ${RSH_PROFILE_ARGS:-} >> "$report" 2>&1 || status=1
+        --benchmark_filter="$impl" --benchmark_min_time=0.001 --rsh_timing=stream ${RSH_PROFILE_ARGS:-} >> "$report" 2>&1 || status=1
     done
     grep -E '^  [a-zA-Z_].*\(|Duration|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per' "$report" | head -30
   done

@@ -180,6 +180,8 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
     group = 4;
     while (group < 32 && 8 * group < n) group *= 2;
   }
+  const int items_per_block = detail::kResThreadsPerBlock / group;
+  const int item_blocks = static_cast<int>((int64_t(d.res_num_items) + items_per_block - 1) / items_per_block);
   p.res = detail::ResidualParams<T, OutT>{d.res_cols.get(),
                                           d.values.get() + d.tile_nnz,
                                           d.res_items.get(),
@@ -187,12 +189,12 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
                                           d.res_num_local,
                                           group,
                                           (n + 8 * group - 1) / (8 * group),
+                                          item_blocks,
                                           b_ref,
                                           c_ref,
                                           alpha,
                                           beta};
-  const int items_per_block = detail::kResThreadsPerBlock / group;
-  p.res_blocks = (int64_t(d.res_num_items) + items_per_block - 1) / items_per_block * p.res.slices;
+  p.res_blocks = int64_t(item_blocks) * p.res.slices;
   // Rows nothing writes (empty rows), unless already scaled above.
   p.scale_rows = d.scale_rows.get();
   p.num_scale_rows = has_split ? 0 : d.num_scale_rows;

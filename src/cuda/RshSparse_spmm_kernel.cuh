@@ -44,23 +44,27 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
-/// paid). The CUDA-core loop is latency-bound (Nsight Compute: long-scoreboard
-/// stalls at half the cycles per instruction of cuSPARSE), so here it gets
-/// the registers for a batch of B rows in flight per lane, at less occupancy
-/// than the fused kernel allows. Batch measured on the H100 over the 95
-/// shared matrices (perf_tests/results/h100_2026-11-23.md): FP16 4 (rsh time
-/// x0.892 vs the fused loop; 8: x0.986), FP32 8 (x0.919; 4: x0.942).
+/// paid): a latency-bound loop (Nsight Compute: long-scoreboard stalls) that
+/// requests the B rows of the next batch before multiplying the current one.
 /// CTAs [0, res_blocks) run residual items, the rest scale empty rows.
-template <class T>
-constexpr int residual_batch() {
-  return sizeof(T) == 2 ? 4 : 8;
-}
+/// Measured on the H100, 95 shared matrices, CudaCoreOnly
+/// (perf_tests/results/h100_2026-11-23b.md): batches of 2 at >= 3 CTAs per SM
+/// (FP16 63 registers: 4 CTAs; FP32 80: 3) against the previous single batch
+/// of 4 (FP16) / 8 (FP32) rows at 2 CTAs: rsh time x0.943 FP16, x0.968 TF32. Warps count
+/// more than loads in flight: the same loop at 2 CTAs per SM x1.14 / x1.06
+/// against 3-4,
+/// batches of 1 at 4 CTAs x1.056 / x1.023, at 5 CTAs x1.045 / x1.122.
+constexpr int kResidualBatch = 2;
+#ifndef RSH_RES_MIN_BLOCKS
+#define RSH_RES_MIN_BLOCKS 3
+#endif
 
 template <class T, class OutT>
-__global__ void __launch_bounds__(kResThreadsPerBlock, 2) residual_kernel(const SpmmParams<T, OutT> p) {
+__global__ void __launch_bounds__(kResThreadsPerBlock, RSH_RES_MIN_BLOCKS)
+    residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ float partials[8 * kResThreadsPerBlock];
   int64_t block = blockIdx.x;
-  if (block < p.res_blocks) return residual_block<residual_batch<T>()>(p.res, block, partials);
+  if (block < p.res_blocks) return residual_block<kResidualBatch>(p.res, block, partials);
   block -= p.res_blocks;
   scale_rows_block(p.scale_rows, p.num_scale_rows, p.res.C, p.res.beta, block, p.scale_blocks, kResThreadsPerBlock);
 }

@@ -4,7 +4,7 @@
 // residual row or a piece of one) for one slice of G x 8 features; each lane
 // owns 8 consecutive features (one 16-byte B load for FP16). Column ids and
 // values are loaded G at a time, one per lane, and broadcast with shuffles.
-// A CTA runs 256 / G consecutive items of one slice; a row cut into pieces
+// A CTA runs 256 / G consecutive items of one slice (CTAs slice by slice); a row cut into pieces
 // inside that range is summed through shared memory by its first piece, so
 // only rows too long for one CTA add into C with atomics.
 #include <cstdint>
@@ -35,25 +35,65 @@ struct ResidualParams {
   const T* values;  ///< residual values (aligned with res_cols)
   const ResidualItem* items;
   int num_items, num_local;
-  int group;   ///< lanes per item: 4, 8, 16 or 32
-  int slices;  ///< ceil(n / (8 * group))
+  int group;        ///< lanes per item: 4, 8, 16 or 32
+  int slices;       ///< ceil(n / (8 * group))
+  int item_blocks;  ///< CTAs per slice
   DenseRef<const T> B;
   DenseRef<OutT> C;
   float alpha, beta;
 };
 
+/// acc += a * b for one lane's 8 features of a B row.
+template <class T>
+__device__ __forceinline__ void fma_row(Frag<8>& acc, float a, const RawRow<T, 8>& b) {
+#pragma unroll
+  for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+}
+
+/// The B rows of kBatch consecutive nonzeros of an item and their weights,
+/// requested together. The group's lanes hold one (column, value) each; a
+/// batch reaching past `count` reads the batch's first row again with weight
+/// zero (a cache hit), so the trip count is fixed and the loads need no branch.
+template <int kBatch, class T>
+struct ResidualBatch {
+  RawRow<T, 8> b[kBatch];
+  float a[kBatch];
+
+  __device__ __forceinline__ void load(const DenseRef<const T>& B, int my_col, float my_val, int first, int count,
+                                       unsigned mask, int G, int f) {
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const bool valid = first + u < count;  // uniform in the group
+      const int src = valid ? first + u : first;
+      const float v = __shfl_sync(mask, my_val, src, G);
+      a[u] = valid ? v : 0.f;
+      b[u].load(B, __shfl_sync(mask, my_col, src, G), f);
+    }
+  }
+  __device__ __forceinline__ void accumulate(Frag<8>& acc) const {
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) fma_row(acc, a[u], b[u]);
+  }
+};
+
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
 /// `partials` holds 8 floats per thread. kBatch = 0: a loop over the
 /// nonzeros unrolled 4 (the fused kernel's 64 registers); kBatch > 0:
-/// batches of kBatch nonzeros whose B rows are all requested before the
-/// first multiply, with a fixed trip count (past the end: the batch's first
-/// row again with weight zero), for a launch with registers to spare.
+/// ResidualBatch-es in two alternating sets, the next batch requested before
+/// the current one is multiplied (two batches in flight), for a launch with
+/// registers to spare.
 template <int kBatch, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, float* partials) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
-  const int item = static_cast<int>(block / p.slices) * (kResThreadsPerBlock / G) + threadIdx.x / G;
-  const int f = static_cast<int>(block % p.slices) * 8 * G + 8 * lane_in_group;
+  // 32-bit block arithmetic (the grid has < 2^31 CTAs): a 64-bit division
+  // is a measurable part of a kernel that runs 2-3 us on a small matrix.
+  const int b = static_cast<int>(block);
+  // Slice-major: CTAs running at the same time share a slice, so an SM's L1
+  // holds the B rows of one slice only.
+  const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
+  const int item = item_block * (kResThreadsPerBlock / G) + threadIdx.x / G;
+  const int f = slice * 8 * G + 8 * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   // Small matrices are latency-bound: one load before the first column id.
   const bool has_item = item < p.num_items;  // whole groups alike
@@ -62,10 +102,9 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
 
   Frag<8> acc = {};
   auto multiply = [&](int col, float a) {
-    RawRow<T, 8> b;
-    b.load(p.B, col, f);
-#pragma unroll
-    for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+    RawRow<T, 8> b_row;
+    b_row.load(p.B, col, f);
+    fma_row(acc, a, b_row);
   };
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
@@ -76,21 +115,15 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
 #pragma unroll 4
       for (int i = 0; i < count; ++i) multiply(__shfl_sync(mask, my_col, i, G), __shfl_sync(mask, my_val, i, G));
     } else {
-      for (int i0 = 0; i0 < count; i0 += kBatch) {
-        RawRow<T, 8> b[kBatch];
-        float a[kBatch];
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-          const bool valid = i0 + u < count;  // uniform in the group
-          const int src = valid ? i0 + u : i0;
-          const float v = __shfl_sync(mask, my_val, src, G);
-          a[u] = valid ? v : 0.f;
-          b[u].load(p.B, __shfl_sync(mask, my_col, src, G), f);
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u)
-#pragma unroll
-          for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a[u], b[u].get(x), acc.v[x]);
+      ResidualBatch<kBatch, T> even, odd;
+      even.load(p.B, my_col, my_val, 0, count, mask, G, f);
+      for (int i0 = 0;; i0 += 2 * kBatch) {
+        if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f);
+        even.accumulate(acc);
+        if (i0 + kBatch >= count) break;
+        if (i0 + 2 * kBatch < count) even.load(p.B, my_col, my_val, i0 + 2 * kBatch, count, mask, G, f);
+        odd.accumulate(acc);
+        if (i0 + 2 * kBatch >= count) break;
       }
     }
   }

@@ -8,13 +8,13 @@ namespace rsh {
 namespace impl {
 
 double PartitionCost::tensor_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 5.08 + 5.26e-3 * cta_max_tiles + 8.15e-4 * windows + 8.51e-5 * residual_nnz;
-  return 4.82 + 9.45e-3 * cta_max_tiles + 7.85e-4 * windows + 2.08e-4 * residual_nnz;
+  if (value_bytes == 2) return 4.85 + 5.26e-3 * cta_max_tiles + 8.28e-4 * windows + 6.53e-5 * residual_nnz;
+  return 4.51 + 9.61e-3 * cta_max_tiles + 8.79e-4 * windows + 1.45e-4 * residual_nnz;
 }
 
 double PartitionCost::cuda_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 4.75 + 5.95e-4 * cuda_items + (cuda_split ? 2.96 : 0.0);
-  return 4.48 + 1.01e-3 * cuda_items + (cuda_split ? 2.98 : 0.0);
+  if (value_bytes == 2) return 4.39 + 4.66e-4 * cuda_items + (cuda_split ? 2.88 : 0.0);
+  return 4.33 + 7.89e-4 * cuda_items + (cuda_split ? 3.29 : 0.0);
 }
 
 bool PartitionCost::prefer_cuda_core(int value_bytes) const {

@@ -2,12 +2,13 @@
 // Partition::kAuto: RowStructured or CudaCoreOnly per matrix, whichever a
 // linear model of the kernel time predicts faster. The model was fitted on
 // the H100 over the 95 shared matrices at N = 128 (FP16 and TF32 separately;
-// perf_tests/results/h100_2026-11-23.md, after the CUDA-core path got its own
-// launch with batched loads): chosen this way, leave-one-out, the suite's
-// speedup over cuSPARSE goes from 1.096x to 1.145x (FP16; 11 -> 7 matrices
-// below 0.8x) and from 0.879x to 0.946x (TF32; 34 -> 19), against 1.204x and
-// 0.994x for the per-matrix best. scripts/fit_partition_model.py refits it
-// from two benchmark runs (--rsh_partition=row and =cuda).
+// perf_tests/results/h100_2026-11-23b.md: GPU time of gated batches, the
+// CUDA-core launch with two batches in flight at >= 3 CTAs per SM): chosen
+// this way, leave-one-out, the suite's speedup over cuSPARSE goes from 1.098x
+// to 1.214x (FP16; 12 -> 5 matrices below 0.8x) and from 0.879x to 0.992x
+// (TF32; 35 -> 16), against 1.262x and 1.038x for the per-matrix best (the
+// previous coefficients: 1.192x and 0.987x). scripts/fit_partition_model.py
+// refits it from two benchmark runs (--rsh_partition=row and =cuda).
 #include <cstdint>
 
 #include "RshSparse_spmm_options.hpp"
