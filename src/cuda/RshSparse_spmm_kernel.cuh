@@ -50,10 +50,10 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
 /// Measured on the H100, 95 shared matrices, CudaCoreOnly
 /// (perf_tests/results/h100_2026-11-23b.md): batches of 2 at >= 3 CTAs per SM
 /// (FP16 63 registers: 4 CTAs; FP32 80: 3) against the previous single batch
-/// of 4 (FP16) / 8 (FP32) rows at 2 CTAs: rsh time x0.943 FP16, x0.968 TF32. Warps count
-/// more than loads in flight: the same loop at 2 CTAs per SM x1.14 / x1.06
-/// against 3-4,
-/// batches of 1 at 4 CTAs x1.056 / x1.023, at 5 CTAs x1.045 / x1.122.
+/// of 4 (FP16) / 8 (FP32) rows at 2 CTAs: rsh time x0.94 FP16, x0.96-0.97
+/// TF32 (two runs). Warps count more than loads in flight: the same loop at 2
+/// CTAs per SM x1.14 / x1.06 against 3-4, batches of 1 at 4 CTAs x1.056 /
+/// x1.023, at 5 CTAs x1.045 / x1.122.
 constexpr int kResidualBatch = 2;
 #ifndef RSH_RES_MIN_BLOCKS
 #define RSH_RES_MIN_BLOCKS 3
