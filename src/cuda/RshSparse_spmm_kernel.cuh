@@ -28,6 +28,13 @@ struct SpmmParams {
 /// CTAs per SM the register budget is sized for: 4 x 8 warps (64 registers a
 /// thread) keeps the latency-bound loop at 50% occupancy; the deeper
 /// pipeline of the cp.async ring would otherwise take ~100 registers.
+/// Batch of the fused kernel's residual loop: single rows, the next one
+/// requested before the current one is multiplied (batches of 2 spill at its
+/// 64 registers). Against the previous loop unrolled by 4, RowStructured, 95
+/// shared matrices (perf_tests/results/h100_2026-11-23b.md): rsh time x0.986
+/// FP16, x0.974 TF32, no matrix slower.
+constexpr int kFusedResidualBatch = 1;
+
 #ifndef RSH_TC_MIN_BLOCKS
 #define RSH_TC_MIN_BLOCKS 4
 #endif
@@ -38,7 +45,7 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block(p.tc, block, ring);
   block -= p.tc_blocks;
-  if (block < p.res_blocks) return residual_block<0>(p.res, block, reinterpret_cast<float*>(ring));
+  if (block < p.res_blocks) return residual_block<kFusedResidualBatch>(p.res, block, reinterpret_cast<float*>(ring));
   block -= p.res_blocks;
   scale_rows_block(p.scale_rows, p.num_scale_rows, p.tc.C, p.tc.beta, block, p.scale_blocks, kResThreadsPerBlock);
 }

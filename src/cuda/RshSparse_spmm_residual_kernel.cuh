@@ -77,11 +77,9 @@ struct ResidualBatch {
 };
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds 8 floats per thread. kBatch = 0: a loop over the
-/// nonzeros unrolled 4 (the fused kernel's 64 registers); kBatch > 0:
-/// ResidualBatch-es in two alternating sets, the next batch requested before
-/// the current one is multiplied (two batches in flight), for a launch with
-/// registers to spare.
+/// `partials` holds 8 floats per thread. ResidualBatch-es of kBatch rows in
+/// two alternating sets: the next batch is requested before the current one
+/// is multiplied (two batches in flight).
 template <int kBatch, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, float* partials) {
   const int G = p.group;
@@ -101,30 +99,20 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = range.x, k_end = range.y;
 
   Frag<8> acc = {};
-  auto multiply = [&](int col, float a) {
-    RawRow<T, 8> b_row;
-    b_row.load(p.B, col, f);
-    fma_row(acc, a, b_row);
-  };
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
     const float my_val = k < k_end ? to_float(p.values[k]) : 0.f;
     const int count = min(G, k_end - base);
-    if constexpr (kBatch == 0) {
-#pragma unroll 4
-      for (int i = 0; i < count; ++i) multiply(__shfl_sync(mask, my_col, i, G), __shfl_sync(mask, my_val, i, G));
-    } else {
-      ResidualBatch<kBatch, T> even, odd;
-      even.load(p.B, my_col, my_val, 0, count, mask, G, f);
-      for (int i0 = 0;; i0 += 2 * kBatch) {
-        if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f);
-        even.accumulate(acc);
-        if (i0 + kBatch >= count) break;
-        if (i0 + 2 * kBatch < count) even.load(p.B, my_col, my_val, i0 + 2 * kBatch, count, mask, G, f);
-        odd.accumulate(acc);
-        if (i0 + 2 * kBatch >= count) break;
-      }
+    ResidualBatch<kBatch, T> even, odd;
+    even.load(p.B, my_col, my_val, 0, count, mask, G, f);
+    for (int i0 = 0;; i0 += 2 * kBatch) {
+      if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f);
+      even.accumulate(acc);
+      if (i0 + kBatch >= count) break;
+      if (i0 + 2 * kBatch < count) even.load(p.B, my_col, my_val, i0 + 2 * kBatch, count, mask, G, f);
+      odd.accumulate(acc);
+      if (i0 + 2 * kBatch >= count) break;
     }
   }
   // Pieces of one row sit in consecutive groups: the first adds the others'
