@@ -27,7 +27,8 @@ def main(paths):
             matrix = "/".join(parts[1:-4])
             rows[(matrix, prec, n)][impl] = b
     print(f"# rsh vs cuSPARSE SpMM\n\nGPU: {context.get('gpu', '?')}, CUDA runtime {context.get('cuda_runtime', '?')}, "
-          f"git {context.get('git_hash', '?')}, partition {context.get('partition', '?')}, date {context.get('date', '?')}\n")
+          f"git {context.get('git_hash', '?')}, partition {context.get('partition', '?')}, timing {context.get('timing', 'stream')}, "
+          f"date {context.get('date', '?')}\n")
     print("| matrix | prec | N | nnz | rsh us | cuSPARSE best us | alg | speedup | rsh GFLOP/s | rsh GB/s | nnz/tile | TC frac |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     speedups = defaultdict(list)
