@@ -32,6 +32,7 @@ __global__ void spin_until_open(volatile int* flag, unsigned long long limit) {
 LaunchGate::LaunchGate() {
   int* host = nullptr;
   check(cudaHostAlloc(&host, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+  check(cudaHostGetDevicePointer(&device_flag_, host, 0), "cudaHostGetDevicePointer");
   flag_ = host;
   *flag_ = 1;
 }
@@ -41,10 +42,8 @@ LaunchGate::~LaunchGate() {
 }
 
 void LaunchGate::close(cudaStream_t stream) {
-  int* device = nullptr;
-  check(cudaHostGetDevicePointer(&device, const_cast<int*>(flag_), 0), "cudaHostGetDevicePointer");
   *flag_ = 0;
-  spin_until_open<<<1, 1, 0, stream>>>(device, 1000000000ull);
+  spin_until_open<<<1, 1, 0, stream>>>(device_flag_, 1000000000ull);
   check(cudaGetLastError(), "launch");
 }
 

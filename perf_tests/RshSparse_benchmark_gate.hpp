@@ -28,6 +28,7 @@ class LaunchGate {
 
  private:
   volatile int* flag_ = nullptr;  ///< host-mapped: 0 closed, 1 open, 2 timed out
+  int* device_flag_ = nullptr;    ///< the same word as the spinning kernel sees it
 };
 
 }  // namespace bench

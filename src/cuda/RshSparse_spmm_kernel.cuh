@@ -28,16 +28,16 @@ struct SpmmParams {
 /// CTAs per SM the register budget is sized for: 4 x 8 warps (64 registers a
 /// thread) keeps the latency-bound loop at 50% occupancy; the deeper
 /// pipeline of the cp.async ring would otherwise take ~100 registers.
+#ifndef RSH_TC_MIN_BLOCKS
+#define RSH_TC_MIN_BLOCKS 4
+#endif
+
 /// Batch of the fused kernel's residual loop: single rows, the next one
 /// requested before the current one is multiplied (batches of 2 spill at its
 /// 64 registers). Against the previous loop unrolled by 4, RowStructured, 95
 /// shared matrices (perf_tests/results/h100_2026-11-23b.md): rsh time x0.986
 /// FP16, x0.974 TF32, no matrix slower.
 constexpr int kFusedResidualBatch = 1;
-
-#ifndef RSH_TC_MIN_BLOCKS
-#define RSH_TC_MIN_BLOCKS 4
-#endif
 
 template <class T, class OutT>
 __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_kernel(const SpmmParams<T, OutT> p) {
