@@ -7,8 +7,8 @@
 // Flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_reorder=LIST  policies as rsh::reorder_name prints them (default: all)
-//   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_two_opt=0|1,
-//                       --rsh_place_isolated=0|1:
+//   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_hub_window=H,
+//                       --rsh_rescore=M, --rsh_two_opt=0|1, --rsh_place_isolated=0|1:
 //                       ReorderOptions (default: theirs)
 #include <benchmark/benchmark.h>
 
@@ -103,6 +103,10 @@ Config parse_flags(int& argc, char** argv) {
       cfg.reorder_options.place_isolated = value("--rsh_place_isolated=") != "0";
     } else if (!value("--rsh_max_scan=").empty()) {
       cfg.reorder_options.max_scan = std::stoi(value("--rsh_max_scan="));
+    } else if (!value("--rsh_hub_window=").empty()) {
+      cfg.reorder_options.hub_window = std::stoi(value("--rsh_hub_window="));
+    } else if (!value("--rsh_rescore=").empty()) {
+      cfg.reorder_options.rescore = std::stoi(value("--rsh_rescore="));
     } else {
       argv[out++] = argv[i];
     }

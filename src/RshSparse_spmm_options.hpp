@@ -37,10 +37,21 @@ enum class Reorder {
 
 /// Parameters of the reorderings.
 struct ReorderOptions {
-  double alpha = 1.0;          ///< Locality: column weight d_j^-alpha, rare columns count more
-  int neighbours = 8;          ///< Locality: k of the kNN graph
-  int max_postings = 1024;     ///< columns (blocks) shared by more rows are not used to find candidates
-  int max_scan = 8192;         ///< postings scanned per row (bounded work per row)
+  /// Locality: column weight d_j^-alpha (alpha > 0: rare columns count more). Every shared
+  /// column saves a tile slot alike: plain Jaccard (0) with hub windows and rescoring predicted
+  /// less kernel work than the paper's alpha = 1 on the 36 shared graphs and meshes and raised
+  /// density on R-MAT where alpha = 1 lowered it (perf_tests/results/h100_2026-11-23c.md).
+  double alpha = 0.0;
+  int neighbours = 8;       ///< Locality: k of the kNN graph
+  int max_postings = 1024;  ///< columns (blocks) shared by more rows (hubs) are not scanned whole for candidates
+  int max_scan = 8192;      ///< postings scanned per row (bounded work per row), hub windows apart
+  /// Locality: of each hub column, the hub_window rows nearest in row id are candidates too
+  /// (at most max_scan postings a row over all hubs). On power-law graphs (R-MAT) light rows
+  /// share little but hubs, and rows sharing hubs are what fills their tiles.
+  int hub_window = 16;
+  /// Locality: where a row's scan counted only some of the columns it shares (hub windows, or
+  /// max_scan reached), its `rescore` likeliest candidates are ranked by exact similarity.
+  int rescore = 32;
   bool two_opt = true;         ///< Locality: 2-opt segment reversals over two-window spans
   bool place_isolated = true;  ///< Locality: rows sharing no column with their neighbours move behind their nearest row
   /// Hamming policies: columns per mask bit. The paper uses 32 (one 128-byte

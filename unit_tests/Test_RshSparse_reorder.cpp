@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <random>
 
+#include "RshSparse_generators.hpp"
 #include "Test_RshSparse_common.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/RshSparse_permutation_impl.hpp"
@@ -34,11 +35,16 @@ TEST(Reorder, LocalityOrderIsAPermutation) {
   expect_permutation(rsh::impl::locality_order(rsh::impl::coo_to_crs(9, 3, {}), o), 9);  // all rows empty
   expect_permutation(rsh::impl::locality_order(rsh::test::random_crs(1, 50, 20, 3), o), 1);
   expect_permutation(rsh::impl::locality_order(rsh::test::random_crs(40, 2000, 5, 4), o), 40);
-  o.max_postings = 1;  // every column a hub: the fallback pass still finds neighbours
+  o.max_postings = 1;  // every column a hub: the hub windows still find neighbours
   o.max_scan = 3;
   expect_permutation(rsh::impl::locality_order(rsh::test::random_crs(50, 30, 6, 5), o), 50);
-  o.neighbours = 0;
-  EXPECT_THROW(rsh::impl::locality_order(rsh::test::random_crs(5, 5, 2, 1), o), std::invalid_argument);
+  o.rescore = 0;  // the scan's partial similarities only
+  expect_permutation(rsh::impl::locality_order(rsh::test::random_crs(50, 30, 6, 5), o), 50);
+  for (auto bad : {&rsh::ReorderOptions::neighbours, &rsh::ReorderOptions::hub_window, &rsh::ReorderOptions::rescore}) {
+    rsh::ReorderOptions b;
+    b.*bad = -1;
+    EXPECT_THROW(rsh::impl::locality_order(rsh::test::random_crs(5, 5, 2, 1), b), std::invalid_argument);
+  }
 }
 
 /// 16 groups of 8 rows; group g draws its nonzeros from its own 16 columns.
@@ -78,6 +84,24 @@ TEST(Reorder, SimilarityPoliciesRecoverShuffledBlocks) {
   }
 }
 
+// On a power-law graph light rows share little but hub columns, and the
+// generator's order already groups rows by their hubs. Locality's hub windows
+// and exact rescoring raise tile density above that order; the paper's
+// weighting (d^-1) with hubs left out of the candidate search lowers it.
+TEST(Reorder, LocalityRaisesDensityOnPowerLaw) {
+  const HostCrs A = rsh::impl::generate_rmat_host(13, 16, rsh::test::fresh_seed());
+  rsh::Options o = rsh::test::options(rsh::Partition::kTensorCoreOnly);
+  auto nnz_per_tile = [&](const rsh::Options& opt) {
+    return rsh::impl::format_stats(rsh::impl::inspect(A, opt, "test").pattern, 2).mean_nnz_per_tile;
+  };
+  const double given = nnz_per_tile(o);
+  o.reorder = rsh::Reorder::kLocality;
+  const double locality = nnz_per_tile(o);
+  EXPECT_GT(locality, 1.05 * given);
+  o.reorder_options.alpha = 1.0, o.reorder_options.hub_window = 0, o.reorder_options.rescore = 0;
+  EXPECT_LT(nnz_per_tile(o), locality);
+}
+
 TEST(Reorder, EveryPolicyIsAPermutation) {
   std::vector<std::pair<const char*, HostCrs>> shapes;
   shapes.push_back({"random", rsh::test::random_crs(301, 97, 9, rsh::test::fresh_seed())});
@@ -87,7 +111,7 @@ TEST(Reorder, EveryPolicyIsAPermutation) {
   shapes.push_back({"one row", rsh::test::random_crs(1, 50, 20, 3)});
   shapes.push_back({"wide", rsh::test::random_crs(40, 2000, 5, 4)});
   shapes.push_back({"not a multiple of 64 rows", rsh::test::random_crs(77, 30, 4, 5)});
-  rsh::ReorderOptions tight;  // every column a hub: the fallback pass still finds rows
+  rsh::ReorderOptions tight;  // every column a hub: hub windows (Locality) and the fallback pass still find rows
   tight.max_postings = 1;
   tight.max_scan = 3;
   rsh::ReorderOptions blocks;

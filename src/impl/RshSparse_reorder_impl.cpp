@@ -101,8 +101,30 @@ struct KnnGraph {
   std::vector<int> nearest;
 };
 
+/// Summed weights of the columns rows r and u share; `cols` are r's columns,
+/// marked (mark[j] == r). Walks u's columns, or for a much longer u (a hub
+/// row) searches them for each of r's.
+float shared_weight(const HostCrs& A, const ColumnIndex& ix, const std::vector<int>& cols,
+                    const std::vector<int>& mark, int r, int u) {
+  const int* first = A.entries.data() + A.row_map[u];
+  const int* last = A.entries.data() + A.row_map[u + 1];
+  float inter = 0;
+  if (last - first <= 8 * int64_t(cols.size())) {
+    for (const int* q = first; q < last; ++q)
+      if (mark[*q] == r && (q == first || q[-1] != *q)) inter += ix.cols[*q].weight;
+  } else {
+    for (int j : cols)
+      if (std::binary_search(first, last, j)) inter += ix.cols[j].weight;
+  }
+  return inter;
+}
+
 /// Top-k neighbours of every row by weighted Jaccard; candidates are rows
-/// sharing a column, found through the inverted index with bounded work.
+/// sharing a column, found through the inverted index with bounded work:
+/// every holder of an ordinary column (rarest columns first, up to max_scan
+/// postings) and, of each hub column, the hub_window holders nearest in row id;
+/// where that counted only part of the shared columns, the `rescore` likeliest
+/// candidates are ranked by their exact similarity.
 KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o) {
   const int n = static_cast<int>(A.num_rows);
   KnnGraph g;
@@ -110,7 +132,9 @@ KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions
   g.nearest.assign(n, -1);
   std::vector<int> cols;
   TopNeighbours best(o.neighbours);
+  TopNeighbours likely(o.rescore);
   CandidateTable candidates;
+  std::vector<int> mark(A.num_cols, -1);  // mark[j] == r: row r holds column j
   for (int r = 0; r < n; ++r) {
     // Without locality every column's offsets, weight and postings are
     // cache misses: request them two rows and one row ahead.
@@ -129,28 +153,47 @@ KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions
     for_each_column(A, r, [&](int j) { cols.push_back(j); });
     // Rarest columns first: they name the most specific neighbours.
     std::sort(cols.begin(), cols.end(), [&](int x, int y) { return ix.cols[x].degree < ix.cols[y].degree; });
-    bool found = false;
-    for (int pass = 0; pass < 2 && !found; ++pass) {  // hub columns only when nothing else is shared
-      auto used = [&](int j) { return (ix.cols[j].degree > o.max_postings) == (pass == 1); };
-      int64_t expected = 0;
-      for (int j : cols)
-        if (used(j)) expected = std::min<int64_t>(o.max_scan, expected + ix.cols[j].degree);
-      candidates.reset(expected);
-      int64_t scanned = 0;
-      for (int j : cols) {
-        if (!used(j)) continue;
-        const ColumnIndex::Column& c = ix.cols[j];
-        for (int64_t p = c.begin; p < c.begin + c.degree && scanned < o.max_scan; ++p, ++scanned)
-          if (ix.postings[p].row != r) candidates.add(ix.postings[p].row, c.weight, ix.postings[p].row_weight);
+    auto is_hub = [&](int j) { return ix.cols[j].degree > o.max_postings; };
+    int64_t expected = 0, expected_hub = 0;
+    for (int j : cols)
+      is_hub(j) ? expected_hub += std::min(ix.cols[j].degree, o.hub_window) : expected += ix.cols[j].degree;
+    candidates.reset(std::min<int64_t>(o.max_scan, expected) + std::min<int64_t>(o.max_scan, expected_hub));
+    int64_t scanned = 0, scanned_hub = 0;
+    for (int j : cols) {
+      const ColumnIndex::Column& c = ix.cols[j];
+      const ColumnIndex::Posting* first = ix.postings.data() + c.begin;
+      const ColumnIndex::Posting* last = first + c.degree;
+      if (is_hub(j)) {
+        // The hub_window holders nearest to r in row id (postings ascend by row).
+        const int64_t take = std::min<int64_t>({c.degree, o.hub_window, o.max_scan - scanned_hub});
+        const ColumnIndex::Posting* at = std::lower_bound(
+            first, last, r, [](const ColumnIndex::Posting& x, int row) { return x.row < row; });
+        first = std::max(first, std::min(at - take / 2, last - take)), last = first + take;
+        scanned_hub += take;
+      } else {
+        last = first + std::min<int64_t>(c.degree, o.max_scan - scanned);
+        scanned += last - first;
       }
-      found = !candidates.empty();
+      for (const ColumnIndex::Posting* q = first; q < last; ++q)
+        if (q->row != r) candidates.add(q->row, c.weight, q->row_weight);
     }
     best.clear();
     const float row_weight = static_cast<float>(ix.row_weight[r]);
-    candidates.for_each([&](int u, float inter, float u_weight) {
+    auto jaccard = [&](float inter, float u_weight) {
       const float uni = row_weight + u_weight - inter;
-      best.offer(uni > 0 ? inter / uni : 0.f, u);
-    });
+      return uni > 0 ? inter / uni : 0.f;
+    };
+    if (o.rescore == 0 || (scanned_hub == 0 && scanned < o.max_scan)) {  // every shared column was counted
+      candidates.for_each([&](int u, float inter, float u_weight) { best.offer(jaccard(inter, u_weight), u); });
+    } else {
+      // The scan counted only some shared columns (hub windows favour rows near in id, a cut scan the
+      // rarest columns): the likeliest candidates get their exact similarity.
+      likely.clear();
+      candidates.for_each([&](int u, float inter, float u_weight) { likely.offer(jaccard(inter, u_weight), u); });
+      for (int j : cols) mark[j] = r;
+      for (const auto& [ignored, u] : likely.items())
+        best.offer(jaccard(shared_weight(A, ix, cols, mark, r, u), static_cast<float>(ix.row_weight[u])), u);
+    }
     for (const auto& [sim, u] : best.items()) g.edges.push_back({sim, std::min(r, u), std::max(r, u)});
     if (!best.items().empty()) g.nearest[r] = best.items().front().second;
   }
@@ -363,10 +406,13 @@ void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std:
 }  // namespace
 
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
-  if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || !(o.alpha >= 0))
+  if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || o.hub_window < 0 || o.rescore < 0 ||
+      !(o.alpha >= 0))
     throw std::invalid_argument("rsh::ReorderOptions: neighbours = " + std::to_string(o.neighbours) +
                                 ", max_postings = " + std::to_string(o.max_postings) +
-                                ", max_scan = " + std::to_string(o.max_scan) + " must be >= 1 and alpha >= 0");
+                                ", max_scan = " + std::to_string(o.max_scan) + " must be >= 1, hub_window = " +
+                                std::to_string(o.hub_window) + ", rescore = " + std::to_string(o.rescore) +
+                                " and alpha = " + std::to_string(o.alpha) + " >= 0");
   const ColumnIndex ix = build_column_index(A, o.alpha);
   KnnGraph knn = knn_graph(A, ix, o);
   std::vector<int> order = spanning_forest_order(static_cast<int>(A.num_rows), std::move(knn.edges));

@@ -13,7 +13,8 @@ namespace impl {
 
 /// RSH-SpMM Alg. 3, locality-aware reordering: weighted Jaccard similarity
 /// (column weight d_j^-alpha), kNN candidates from an inverted index with
-/// bounded work per row, a maximum-similarity spanning forest, DFS order,
+/// bounded work per row (hub columns: the holders nearest in row id; partial
+/// similarities rescored exactly), a maximum-similarity spanning forest, DFS order,
 /// 2-opt segment reversals over two-window spans, and rows without neighbours
 /// placed last. A sorted-rows CSR in; a permutation of [0, num_rows) out
 /// (position -> original row).
