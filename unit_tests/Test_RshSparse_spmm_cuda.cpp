@@ -32,6 +32,7 @@ struct Case {
   bool nonnegative = false;
   int warps_per_item = 0;  ///< KernelConfig overrides (0: the planner's choice)
   int residual_lanes = 0;
+  bool padded = true;  ///< leading dimensions past n (row-major: no 16-byte vectors)
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -56,8 +57,9 @@ class CudaSpmmTest : public ::testing::Test {
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " G " +
-                 std::to_string(c.residual_lanes) + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
-                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
+                 std::to_string(c.residual_lanes) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
+                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
+                 rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -69,7 +71,8 @@ class CudaSpmmTest : public ::testing::Test {
     const Dense ref = rsh::test::reference_spmm(A_ref, B, c.alpha, c.beta, C0);
 
     const bool row = c.layout == Layout::kRowMajor;
-    const int64_t ldb = (row ? c.n : A_in.num_cols) + 3, ldc = (row ? c.n : A_in.num_rows) + 5;  // padded
+    const int64_t ldb = (row ? c.n : A_in.num_cols) + (c.padded ? 3 : 0);
+    const int64_t ldc = (row ? c.n : A_in.num_rows) + (c.padded ? 5 : 0);
     rsh::cuda::DeviceArray<T> dB(pack<T>(B, c.layout, ldb));
     std::vector<OutT> hC = pack<OutT>(C0, c.layout, ldc);
     if (c.beta == 0) std::fill(hC.begin(), hC.end(), rsh::cuda::to_element<OutT>(std::nan("")));  // must not be read
@@ -119,6 +122,20 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
     for (int lanes : {4, 8, 32})
       for (int n : {40, 128})
         this->check(A, {n, 1.5, -0.5, rsh::test::options(p, 64, 8), Layout::kRowMajor, false, 0, lanes});
+}
+
+// Row-major B and C without padding: the 16-byte vector paths (cp.async B
+// stages, vector stores and reductions) that padded leading dimensions skip;
+// whole and partial slices, split windows (atomics), residual rows.
+TYPED_TEST(CudaSpmm, UnpaddedVectorPaths) {
+  const auto A = rsh::test::random_crs(203, 150, 45, rsh::test::fresh_seed(), true);
+  for (rsh::Partition p : rsh::test::kAllPartitions)
+    for (int n : {8, 72, 128, 200})
+      for (int max_tiles : {3, 64}) {
+        Case c{n, 1.5, -0.5, rsh::test::options(p, max_tiles, 8), Layout::kRowMajor};
+        c.padded = false;
+        this->check(A, c);
+      }
 }
 
 TYPED_TEST(CudaSpmm, EdgeCases) {

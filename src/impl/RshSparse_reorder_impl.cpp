@@ -104,8 +104,8 @@ struct KnnGraph {
 /// Summed weights of the columns rows r and u share; `cols` are r's columns,
 /// marked (mark[j] == r). Walks u's columns, or for a much longer u (a hub
 /// row) searches them for each of r's.
-float shared_weight(const HostCrs& A, const ColumnIndex& ix, const std::vector<int>& cols,
-                    const std::vector<int>& mark, int r, int u) {
+float shared_weight(const HostCrs& A, const ColumnIndex& ix, const std::vector<int>& cols, const std::vector<int>& mark,
+                    int r, int u) {
   const int* first = A.entries.data() + A.row_map[u];
   const int* last = A.entries.data() + A.row_map[u + 1];
   float inter = 0;
@@ -166,8 +166,8 @@ KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions
       if (is_hub(j)) {
         // The hub_window holders nearest to r in row id (postings ascend by row).
         const int64_t take = std::min<int64_t>({c.degree, o.hub_window, o.max_scan - scanned_hub});
-        const ColumnIndex::Posting* at = std::lower_bound(
-            first, last, r, [](const ColumnIndex::Posting& x, int row) { return x.row < row; });
+        const ColumnIndex::Posting* at =
+            std::lower_bound(first, last, r, [](const ColumnIndex::Posting& x, int row) { return x.row < row; });
         first = std::max(first, std::min(at - take / 2, last - take)), last = first + take;
         scanned_hub += take;
       } else {
@@ -406,13 +406,12 @@ void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std:
 }  // namespace
 
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
-  if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || o.hub_window < 0 || o.rescore < 0 ||
-      !(o.alpha >= 0))
-    throw std::invalid_argument("rsh::ReorderOptions: neighbours = " + std::to_string(o.neighbours) +
-                                ", max_postings = " + std::to_string(o.max_postings) +
-                                ", max_scan = " + std::to_string(o.max_scan) + " must be >= 1, hub_window = " +
-                                std::to_string(o.hub_window) + ", rescore = " + std::to_string(o.rescore) +
-                                " and alpha = " + std::to_string(o.alpha) + " >= 0");
+  if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || o.hub_window < 0 || o.rescore < 0 || !(o.alpha >= 0))
+    throw std::invalid_argument(
+        "rsh::ReorderOptions: neighbours = " + std::to_string(o.neighbours) +
+        ", max_postings = " + std::to_string(o.max_postings) + ", max_scan = " + std::to_string(o.max_scan) +
+        " must be >= 1, hub_window = " + std::to_string(o.hub_window) + ", rescore = " + std::to_string(o.rescore) +
+        " and alpha = " + std::to_string(o.alpha) + " >= 0");
   const ColumnIndex ix = build_column_index(A, o.alpha);
   KnnGraph knn = knn_graph(A, ix, o);
   std::vector<int> order = spanning_forest_order(static_cast<int>(A.num_rows), std::move(knn.edges));
