@@ -8,7 +8,7 @@
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_reorder=LIST  policies as rsh::reorder_name prints them (default: all)
 //   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_hub_window=H,
-//                       --rsh_rescore=M, --rsh_two_opt=0|1, --rsh_place_isolated=0|1:
+//                       --rsh_rescore=M, --rsh_min_paired=F, --rsh_two_opt=0|1, --rsh_place_isolated=0|1:
 //                       ReorderOptions (default: theirs)
 #include <benchmark/benchmark.h>
 
@@ -107,6 +107,8 @@ Config parse_flags(int& argc, char** argv) {
       cfg.reorder_options.hub_window = std::stoi(value("--rsh_hub_window="));
     } else if (!value("--rsh_rescore=").empty()) {
       cfg.reorder_options.rescore = std::stoi(value("--rsh_rescore="));
+    } else if (!value("--rsh_min_paired=").empty()) {
+      cfg.reorder_options.min_paired_rows = std::stod(value("--rsh_min_paired="));
     } else {
       argv[out++] = argv[i];
     }

@@ -70,7 +70,7 @@ class SpmmHandle {
   const std::vector<double>& host_values() const { return host_values_; }
   int64_t tile_nnz() const { return tile_nnz_; }
   const impl::PhaseTimes& phase_times() const { return inspection_.times; }
-  /// The row order applied: Options::reorder, or what kAuto chose.
+  /// The row order applied: Options::reorder, what kAuto chose, or kNone where Locality kept the given order.
   Reorder applied_reorder() const { return inspection_.reorder; }
   impl::FormatStats format_stats() const { return impl::format_stats(inspection_.pattern, sizeof(Scalar)); }
 

@@ -25,6 +25,7 @@ void expect_permutation(const std::vector<int>& order, int64_t n) {
 
 TEST(Reorder, LocalityOrderIsAPermutation) {
   rsh::ReorderOptions o;
+  o.min_paired_rows = 0;  // the whole pipeline on every shape, also where rows share nothing
   for (bool clustered : {false, true})
     for (bool two_opt : {false, true}) {
       o.two_opt = two_opt;
@@ -45,6 +46,9 @@ TEST(Reorder, LocalityOrderIsAPermutation) {
     b.*bad = -1;
     EXPECT_THROW(rsh::impl::locality_order(rsh::test::random_crs(5, 5, 2, 1), b), std::invalid_argument);
   }
+  rsh::ReorderOptions b;
+  b.min_paired_rows = -0.5;
+  EXPECT_THROW(rsh::impl::locality_order(rsh::test::random_crs(5, 5, 2, 1), b), std::invalid_argument);
 }
 
 /// 16 groups of 8 rows; group g draws its nonzeros from its own 16 columns.
@@ -102,6 +106,22 @@ TEST(Reorder, LocalityRaisesDensityOnPowerLaw) {
   EXPECT_LT(nnz_per_tile(o), locality);
 }
 
+// Rows of a uniform random matrix share next to nothing with any other row:
+// Locality keeps the given order after a sample instead of building the kNN
+// graph; clustered rows of the same size and density are reordered.
+TEST(Reorder, LocalityKeepsTheOrderOfRowsSharingNothing) {
+  rsh::ReorderOptions o;
+  const HostCrs uniform = rsh::impl::generate_uniform_host(200000, 200000, 6, rsh::test::fresh_seed());
+  EXPECT_TRUE(rsh::impl::locality_order(uniform, o).empty());
+  const HostCrs clustered = rsh::test::random_crs(200000, 200000, 6, rsh::test::fresh_seed(), true);
+  expect_permutation(rsh::impl::locality_order(clustered, o), clustered.num_rows);
+  rsh::Options options;
+  options.reorder = rsh::Reorder::kLocality;
+  EXPECT_EQ(rsh::impl::inspect(uniform, options, "test").reorder, rsh::Reorder::kNone);  // reported as applied
+  o.min_paired_rows = 0;                                                                 // always reorder
+  expect_permutation(rsh::impl::locality_order(uniform, o), uniform.num_rows);
+}
+
 TEST(Reorder, EveryPolicyIsAPermutation) {
   std::vector<std::pair<const char*, HostCrs>> shapes;
   shapes.push_back({"random", rsh::test::random_crs(301, 97, 9, rsh::test::fresh_seed())});
@@ -124,8 +144,9 @@ TEST(Reorder, EveryPolicyIsAPermutation) {
         o.reorder = policy;
         o.reorder_options = ro;
         const std::vector<int> order = rsh::impl::row_order(shape.second, o);
-        if (order.empty())  // the identity, which only these may choose
-          EXPECT_TRUE(policy == rsh::Reorder::kNone || policy == rsh::Reorder::kAuto || shape.second.num_rows == 0);
+        if (order.empty())  // the given order, which only these may keep
+          EXPECT_TRUE(policy == rsh::Reorder::kNone || policy == rsh::Reorder::kAuto ||
+                      policy == rsh::Reorder::kLocality || shape.second.num_rows == 0);
         else
           expect_permutation(order, shape.second.num_rows);
       }

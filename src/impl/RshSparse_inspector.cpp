@@ -78,8 +78,8 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
     out.reorder = choice.policy;
     order = std::move(choice.order);
   } else {
-    out.reorder = options.reorder;
     order = row_order(A, options);
+    out.reorder = order.empty() ? Reorder::kNone : options.reorder;  // Locality may keep the given order
   }
   phase("reorder", out.times.reorder);
   // Partition and build on a copy with the rows in order, so that both read

@@ -101,40 +101,133 @@ struct KnnGraph {
   std::vector<int> nearest;
 };
 
-/// Summed weights of the columns rows r and u share; `cols` are r's columns,
-/// marked (mark[j] == r). Walks u's columns, or for a much longer u (a hub
-/// row) searches them for each of r's.
-float shared_weight(const HostCrs& A, const ColumnIndex& ix, const std::vector<int>& cols, const std::vector<int>& mark,
-                    int r, int u) {
-  const int* first = A.entries.data() + A.row_map[u];
-  const int* last = A.entries.data() + A.row_map[u + 1];
-  float inter = 0;
-  if (last - first <= 8 * int64_t(cols.size())) {
-    for (const int* q = first; q < last; ++q)
-      if (mark[*q] == r && (q == first || q[-1] != *q)) inter += ix.cols[*q].weight;
-  } else {
-    for (int j : cols)
-      if (std::binary_search(first, last, j)) inter += ix.cols[j].weight;
-  }
-  return inter;
-}
-
-/// Top-k neighbours of every row by weighted Jaccard; candidates are rows
+/// The most similar rows of one row by weighted Jaccard; candidates are rows
 /// sharing a column, found through the inverted index with bounded work:
 /// every holder of an ordinary column (rarest columns first, up to max_scan
 /// postings) and, of each hub column, the hub_window holders nearest in row id;
 /// where that counted only part of the shared columns, the `rescore` likeliest
 /// candidates are ranked by their exact similarity.
-KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o) {
+class NeighbourSearch {
+ public:
+  NeighbourSearch(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions& o)
+      : A_(A), ix_(ix), o_(o), best_(o.neighbours), likely_(o.rescore), mark_(A.num_cols, -1) {}
+
+  /// The top `neighbours` of row r, most similar first.
+  const std::vector<std::pair<float, int>>& find(int r) {
+    cols_.clear();
+    for_each_column(A_, r, [&](int j) { cols_.push_back(j); });
+    // Rarest columns first: they name the most specific neighbours.
+    std::sort(cols_.begin(), cols_.end(), [&](int x, int y) { return ix_.cols[x].degree < ix_.cols[y].degree; });
+    auto is_hub = [&](int j) { return ix_.cols[j].degree > o_.max_postings; };
+    int64_t expected = 0, expected_hub = 0;
+    for (int j : cols_)
+      is_hub(j) ? expected_hub += std::min(ix_.cols[j].degree, o_.hub_window) : expected += ix_.cols[j].degree;
+    candidates_.reset(std::min<int64_t>(o_.max_scan, expected) + std::min<int64_t>(o_.max_scan, expected_hub));
+    int64_t scanned = 0, scanned_hub = 0;
+    for (int j : cols_) {
+      const ColumnIndex::Column& c = ix_.cols[j];
+      const ColumnIndex::Posting* first = ix_.postings.data() + c.begin;
+      const ColumnIndex::Posting* last = first + c.degree;
+      if (is_hub(j)) {
+        // The hub_window holders nearest to r in row id (postings ascend by row).
+        const int64_t take = std::min<int64_t>({c.degree, o_.hub_window, o_.max_scan - scanned_hub});
+        const ColumnIndex::Posting* at =
+            std::lower_bound(first, last, r, [](const ColumnIndex::Posting& x, int row) { return x.row < row; });
+        first = std::max(first, std::min(at - take / 2, last - take)), last = first + take;
+        scanned_hub += take;
+      } else {
+        last = first + std::min<int64_t>(c.degree, o_.max_scan - scanned);
+        scanned += last - first;
+      }
+      for (const ColumnIndex::Posting* q = first; q < last; ++q)
+        if (q->row != r) candidates_.add(q->row, c.weight, q->row_weight);
+    }
+    best_.clear();
+    const float row_weight = static_cast<float>(ix_.row_weight[r]);
+    auto jaccard = [&](float inter, float u_weight) {
+      const float uni = row_weight + u_weight - inter;
+      return uni > 0 ? inter / uni : 0.f;
+    };
+    if (o_.rescore == 0 || (scanned_hub == 0 && scanned < o_.max_scan)) {  // every shared column was counted
+      candidates_.for_each([&](int u, float inter, float u_weight) { best_.offer(jaccard(inter, u_weight), u); });
+    } else {
+      // The scan counted only some shared columns (hub windows favour rows near in id, a cut scan the
+      // rarest columns): the likeliest candidates get their exact similarity.
+      likely_.clear();
+      candidates_.for_each([&](int u, float inter, float u_weight) { likely_.offer(jaccard(inter, u_weight), u); });
+      for (int j : cols_) mark_[j] = r;
+      for (const auto& [ignored, u] : likely_.items())
+        best_.offer(jaccard(shared_weight(r, u), static_cast<float>(ix_.row_weight[u])), u);
+    }
+    return best_.items();
+  }
+
+ private:
+  /// Summed weights of the columns rows r (cols_, marked) and u share: walks
+  /// u's columns, or for a much longer u (a hub row) searches them for each of r's.
+  float shared_weight(int r, int u) const {
+    const int* first = A_.entries.data() + A_.row_map[u];
+    const int* last = A_.entries.data() + A_.row_map[u + 1];
+    float inter = 0;
+    if (last - first <= 8 * int64_t(cols_.size())) {
+      for (const int* q = first; q < last; ++q)
+        if (mark_[*q] == r && (q == first || q[-1] != *q)) inter += ix_.cols[*q].weight;
+    } else {
+      for (int j : cols_)
+        if (std::binary_search(first, last, j)) inter += ix_.cols[j].weight;
+    }
+    return inter;
+  }
+
+  const HostCrs& A_;
+  const ColumnIndex& ix_;
+  const ReorderOptions& o_;
+  std::vector<int> cols_;
+  TopNeighbours best_, likely_;
+  CandidateTable candidates_;
+  std::vector<int> mark_;  ///< mark_[j] == r: row r holds column j
+};
+
+/// Rows locality_order samples before it builds the kNN graph: up to 4096,
+/// one in 16 at most (none below 1024 rows, where the graph is cheap anyway).
+int64_t paired_samples(int64_t rows) {
+  return rows < 1024 ? 0 : std::min<int64_t>(4096, rows / 16);
+}
+
+/// Columns rows a and b share (sorted rows, duplicates adjacent).
+int64_t shared_columns(const HostCrs& A, int a, int b) {
+  int64_t i = A.row_map[a], j = A.row_map[b], shared = 0;
+  while (i < A.row_map[a + 1] && j < A.row_map[b + 1]) {
+    const int x = A.entries[i], y = A.entries[j];
+    shared += x == y;
+    if (x <= y)
+      while (i < A.row_map[a + 1] && A.entries[i] == x) ++i;
+    if (y <= x)
+      while (j < A.row_map[b + 1] && A.entries[j] == y) ++j;
+  }
+  return shared;
+}
+
+/// Of about `samples` non-empty rows spread over A, the fraction whose most
+/// similar row shares two columns or more with them.
+double sampled_paired_fraction(const HostCrs& A, NeighbourSearch& search, int64_t samples) {
+  const int64_t stride = std::max<int64_t>(1, A.num_rows / samples);
+  int64_t paired = 0, count = 0;
+  for (int64_t r = 0; r < A.num_rows; r += stride) {
+    if (A.row_map[r] == A.row_map[r + 1]) continue;
+    const auto& best = search.find(static_cast<int>(r));
+    paired += !best.empty() && shared_columns(A, static_cast<int>(r), best.front().second) >= 2;
+    ++count;
+  }
+  return count ? double(paired) / count : 0.0;
+}
+
+/// The kNN graph: every row's top `neighbours` (NeighbourSearch).
+KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, NeighbourSearch& search, const ReorderOptions& o) {
   const int n = static_cast<int>(A.num_rows);
   KnnGraph g;
   g.edges.reserve(size_t(n) * o.neighbours);
   g.nearest.assign(n, -1);
-  std::vector<int> cols;
-  TopNeighbours best(o.neighbours);
-  TopNeighbours likely(o.rescore);
-  CandidateTable candidates;
-  std::vector<int> mark(A.num_cols, -1);  // mark[j] == r: row r holds column j
   for (int r = 0; r < n; ++r) {
     // Without locality every column's offsets, weight and postings are
     // cache misses: request them two rows and one row ahead.
@@ -149,53 +242,9 @@ KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, const ReorderOptions
         for (int64_t p = c.begin; p < c.begin + std::min(c.degree, 32); p += 8)  // 8 postings a line
           __builtin_prefetch(&ix.postings[p]);
       }
-    cols.clear();
-    for_each_column(A, r, [&](int j) { cols.push_back(j); });
-    // Rarest columns first: they name the most specific neighbours.
-    std::sort(cols.begin(), cols.end(), [&](int x, int y) { return ix.cols[x].degree < ix.cols[y].degree; });
-    auto is_hub = [&](int j) { return ix.cols[j].degree > o.max_postings; };
-    int64_t expected = 0, expected_hub = 0;
-    for (int j : cols)
-      is_hub(j) ? expected_hub += std::min(ix.cols[j].degree, o.hub_window) : expected += ix.cols[j].degree;
-    candidates.reset(std::min<int64_t>(o.max_scan, expected) + std::min<int64_t>(o.max_scan, expected_hub));
-    int64_t scanned = 0, scanned_hub = 0;
-    for (int j : cols) {
-      const ColumnIndex::Column& c = ix.cols[j];
-      const ColumnIndex::Posting* first = ix.postings.data() + c.begin;
-      const ColumnIndex::Posting* last = first + c.degree;
-      if (is_hub(j)) {
-        // The hub_window holders nearest to r in row id (postings ascend by row).
-        const int64_t take = std::min<int64_t>({c.degree, o.hub_window, o.max_scan - scanned_hub});
-        const ColumnIndex::Posting* at =
-            std::lower_bound(first, last, r, [](const ColumnIndex::Posting& x, int row) { return x.row < row; });
-        first = std::max(first, std::min(at - take / 2, last - take)), last = first + take;
-        scanned_hub += take;
-      } else {
-        last = first + std::min<int64_t>(c.degree, o.max_scan - scanned);
-        scanned += last - first;
-      }
-      for (const ColumnIndex::Posting* q = first; q < last; ++q)
-        if (q->row != r) candidates.add(q->row, c.weight, q->row_weight);
-    }
-    best.clear();
-    const float row_weight = static_cast<float>(ix.row_weight[r]);
-    auto jaccard = [&](float inter, float u_weight) {
-      const float uni = row_weight + u_weight - inter;
-      return uni > 0 ? inter / uni : 0.f;
-    };
-    if (o.rescore == 0 || (scanned_hub == 0 && scanned < o.max_scan)) {  // every shared column was counted
-      candidates.for_each([&](int u, float inter, float u_weight) { best.offer(jaccard(inter, u_weight), u); });
-    } else {
-      // The scan counted only some shared columns (hub windows favour rows near in id, a cut scan the
-      // rarest columns): the likeliest candidates get their exact similarity.
-      likely.clear();
-      candidates.for_each([&](int u, float inter, float u_weight) { likely.offer(jaccard(inter, u_weight), u); });
-      for (int j : cols) mark[j] = r;
-      for (const auto& [ignored, u] : likely.items())
-        best.offer(jaccard(shared_weight(A, ix, cols, mark, r, u), static_cast<float>(ix.row_weight[u])), u);
-    }
-    for (const auto& [sim, u] : best.items()) g.edges.push_back({sim, std::min(r, u), std::max(r, u)});
-    if (!best.items().empty()) g.nearest[r] = best.items().front().second;
+    const auto& best = search.find(r);
+    for (const auto& [sim, u] : best) g.edges.push_back({sim, std::min(r, u), std::max(r, u)});
+    if (!best.empty()) g.nearest[r] = best.front().second;
   }
   return g;
 }
@@ -406,14 +455,21 @@ void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std:
 }  // namespace
 
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
-  if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || o.hub_window < 0 || o.rescore < 0 || !(o.alpha >= 0))
-    throw std::invalid_argument(
-        "rsh::ReorderOptions: neighbours = " + std::to_string(o.neighbours) +
-        ", max_postings = " + std::to_string(o.max_postings) + ", max_scan = " + std::to_string(o.max_scan) +
-        " must be >= 1, hub_window = " + std::to_string(o.hub_window) + ", rescore = " + std::to_string(o.rescore) +
-        " and alpha = " + std::to_string(o.alpha) + " >= 0");
+  if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || o.hub_window < 0 || o.rescore < 0 ||
+      !(o.alpha >= 0) || !(o.min_paired_rows >= 0))
+    throw std::invalid_argument("rsh::ReorderOptions: neighbours = " + std::to_string(o.neighbours) +
+                                ", max_postings = " + std::to_string(o.max_postings) +
+                                ", max_scan = " + std::to_string(o.max_scan) +
+                                " must be >= 1, hub_window = " + std::to_string(o.hub_window) +
+                                ", rescore = " + std::to_string(o.rescore) + ", alpha = " + std::to_string(o.alpha) +
+                                " and min_paired_rows = " + std::to_string(o.min_paired_rows) + " >= 0");
   const ColumnIndex ix = build_column_index(A, o.alpha);
-  KnnGraph knn = knn_graph(A, ix, o);
+  NeighbourSearch search(A, ix, o);
+  // Rows that share at most one column with any other row (uniform random)
+  // leave no tiles for windows to fill: keep their order.
+  const int64_t samples = paired_samples(A.num_rows);
+  if (samples > 0 && sampled_paired_fraction(A, search, samples) < o.min_paired_rows) return {};
+  KnnGraph knn = knn_graph(A, ix, search, o);
   std::vector<int> order = spanning_forest_order(static_cast<int>(A.num_rows), std::move(knn.edges));
   if (o.two_opt) two_opt(A, ix, order);
   if (o.place_isolated) place_isolated_rows(A, knn.nearest, order);

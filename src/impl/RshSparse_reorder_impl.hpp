@@ -17,7 +17,8 @@ namespace impl {
 /// similarities rescored exactly), a maximum-similarity spanning forest, DFS order,
 /// 2-opt segment reversals over two-window spans, and rows without neighbours
 /// placed last. A sorted-rows CSR in; a permutation of [0, num_rows) out
-/// (position -> original row).
+/// (position -> original row), or empty (the given order) when on a sample
+/// of rows too few share two columns with another row (min_paired_rows).
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& options);
 
 /// The order `options.reorder` asks for (empty = identity); kAuto runs the
