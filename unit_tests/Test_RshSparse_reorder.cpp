@@ -122,6 +122,27 @@ TEST(Reorder, LocalityKeepsTheOrderOfRowsSharingNothing) {
   expect_permutation(rsh::impl::locality_order(uniform, o), uniform.num_rows);
 }
 
+// Locality never fills Tensor-Core tiles worse than the given order: where
+// its similarity order would need more tiles it keeps the given one.
+TEST(Reorder, LocalityNeverNeedsMoreTilesThanTheGivenOrder) {
+  rsh::Options o = rsh::test::options(rsh::Partition::kTensorCoreOnly);
+  auto tiles = [&](const HostCrs& A) { return rsh::impl::inspect(A, o, "test").pattern.num_tiles(); };
+  for (int seed = 0; seed < 6; ++seed) {
+    std::vector<rsh::impl::CooEntry> banded;  // already in its best order
+    for (int r = 0; r < 400; ++r)
+      for (int c = std::max(0, r - 2 - seed % 3); c <= std::min(399, r + 2); ++c) banded.push_back({r, c, 1.0});
+    // Clustered 64 x 64 with up to 24 per row: the similarity order needs more tiles than the given one.
+    for (const HostCrs& A : {rsh::test::random_crs(64, 64, 24, rsh::test::fresh_seed(), true),
+                             rsh::test::random_crs(300, 90, 8, rsh::test::fresh_seed(), seed % 2 == 1),
+                             rsh::impl::coo_to_crs(400, 400, banded)}) {
+      o.reorder = rsh::Reorder::kNone;
+      const int64_t given = tiles(A);
+      o.reorder = rsh::Reorder::kLocality;
+      EXPECT_LE(tiles(A), given);
+    }
+  }
+}
+
 TEST(Reorder, EveryPolicyIsAPermutation) {
   std::vector<std::pair<const char*, HostCrs>> shapes;
   shapes.push_back({"random", rsh::test::random_crs(301, 97, 9, rsh::test::fresh_seed())});
