@@ -75,8 +75,18 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
       throw std::invalid_argument("rsh::cuda::SpmmPlan: residual item row out of range");
     items[i] = {f.res_item_begin[i], f.res_item_end[i], f.res_rows[r], f.res_item_pieces[i]};
   }
+  // Without atomic items the rows nothing stores (empty rows outside windows)
+  // become residual items without nonzeros, which store beta * C like any
+  // other: no CTAs or launch of their own. Else an earlier launch scales them
+  // together with the rows of atomic items.
+  const bool split = f.tc_num_unsplit < f.tc_num_items || f.res_num_local < f.res_num_items;
+  if (!split) {
+    for (int i = 0; i < f.num_scale_rows; ++i) items.push_back({0, 0, f.scale_rows[i], 1});
+    d.res_num_items = d.res_num_local = static_cast<int>(items.size());
+    d.num_scale_rows = 0;
+  }
   d.res_items.assign(items.data(), items.size(), stream);
-  d.scale_rows.assign(f.scale_rows, f.num_scale_rows, stream);
+  d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
   update_values(f.values, stream);
 }
 
@@ -131,10 +141,8 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const auto b_ref = detail::dense_ref<const T>(B, ldb, n, layout);
   const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
 
-  // Rows of split items must be scaled before any atomic adds into them:
-  // then all scale rows go to an earlier launch; else into the fused one.
-  const bool has_split = d.tc_num_unsplit < d.tc_num_items || d.res_num_local < d.res_num_items;
-  if (has_split && d.num_scale_rows > 0) {
+  // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
+  if (d.num_scale_rows > 0) {
     const int64_t total = int64_t(d.num_scale_rows) * n;
     const int blocks = static_cast<int>(std::min<int64_t>((total + 255) / 256, 4096));
     detail::scale_rows_kernel<OutT><<<blocks, 256, 0, stream>>>(d.scale_rows.get(), d.num_scale_rows, c_ref, beta);
@@ -195,12 +203,7 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
                                           alpha,
                                           beta};
   p.res_blocks = int64_t(item_blocks) * p.res.slices;
-  // Rows nothing writes (empty rows), unless already scaled above.
-  p.scale_rows = d.scale_rows.get();
-  p.num_scale_rows = has_split ? 0 : d.num_scale_rows;
-  p.scale_blocks = std::min<int64_t>(
-      (int64_t(p.num_scale_rows) * n + detail::kResThreadsPerBlock - 1) / detail::kResThreadsPerBlock, 1024);
-  const int64_t blocks = p.tc_blocks + p.res_blocks + p.scale_blocks;
+  const int64_t blocks = p.tc_blocks + p.res_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
   if (p.tc_blocks == 0) {

@@ -1,10 +1,10 @@
 #pragma once
 // The one launch of the executor: CTAs [0, tc_blocks) run Tensor-Core
-// tiles, the next res_blocks the CUDA-core residual, the last scale_blocks
-// scale rows no work item writes (empty rows). One launch instead of three
+// tiles, the next res_blocks the CUDA-core residual (empty rows outside
+// windows are residual items without nonzeros). One launch instead of two
 // matters on small matrices, where launch latency is most of the time.
 // Without Tensor-Core items, residual_kernel (below) runs instead.
-// Rows of split work items are pre-scaled by a separate, earlier launch.
+// Rows of atomic work items are pre-scaled by a separate, earlier launch.
 #include "cuda/RshSparse_spmm_residual_kernel.cuh"
 #include "cuda/RshSparse_spmm_tc_kernel.cuh"
 
@@ -20,9 +20,7 @@ template <class T, class OutT>
 struct SpmmParams {
   TcParams<T, OutT> tc;
   ResidualParams<T, OutT> res;
-  int64_t tc_blocks, res_blocks, scale_blocks;
-  const int* scale_rows;  ///< rows only scaled here (none when split items exist)
-  int num_scale_rows;
+  int64_t tc_blocks, res_blocks;
 };
 
 /// CTAs per SM the register budget is sized for: 4 x 8 warps (64 registers a
@@ -42,18 +40,15 @@ constexpr int kFusedResidualBatch = 1;
 template <class T, class OutT>
 __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_kernel(const SpmmParams<T, OutT> p) {
   __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K or residual partial sums
-  int64_t block = blockIdx.x;
+  const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block(p.tc, block, ring);
-  block -= p.tc_blocks;
-  if (block < p.res_blocks) return residual_block<kFusedResidualBatch>(p.res, block, reinterpret_cast<float*>(ring));
-  block -= p.res_blocks;
-  scale_rows_block(p.scale_rows, p.num_scale_rows, p.tc.C, p.tc.beta, block, p.scale_blocks, kResThreadsPerBlock);
+  residual_block<kFusedResidualBatch>(p.res, block - p.tc_blocks, reinterpret_cast<float*>(ring));
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
 /// paid): a latency-bound loop (Nsight Compute: long-scoreboard stalls) that
 /// requests the B rows of the next batch before multiplying the current one.
-/// CTAs [0, res_blocks) run residual items, the rest scale empty rows.
+/// Its CTAs run residual items only.
 /// Measured on the H100, 95 shared matrices, CudaCoreOnly
 /// (perf_tests/results/h100_2026-11-23b.md): batches of 2 at >= 3 CTAs per SM
 /// (FP16 63 registers: 4 CTAs; FP32 80: 3) against the previous single batch
@@ -70,10 +65,7 @@ template <class T, class OutT>
 __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_RES_MIN_BLOCKS)
     residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ float partials[8 * kResThreadsPerBlock];
-  int64_t block = blockIdx.x;
-  if (block < p.res_blocks) return residual_block<kResidualBatch>(p.res, block, partials);
-  block -= p.res_blocks;
-  scale_rows_block(p.scale_rows, p.num_scale_rows, p.res.C, p.res.beta, block, p.scale_blocks, kResThreadsPerBlock);
+  residual_block<kResidualBatch>(p.res, blockIdx.x, partials);
 }
 
 }  // namespace detail

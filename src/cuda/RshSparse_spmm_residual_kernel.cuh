@@ -133,21 +133,15 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   if (pieces > 0 && f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_local);
 }
 
-/// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros),
-/// over `blocks` CTAs of `threads` threads starting at CTA `block`.
+/// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros):
+/// the rows of atomic work items, before those add into them.
 template <class OutT>
-__device__ __forceinline__ void scale_rows_block(const int* rows, int num_rows, const DenseRef<OutT>& C, float beta,
-                                                 int64_t block, int64_t blocks, int threads) {
+__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
   const int64_t total = int64_t(num_rows) * C.n;
-  for (int64_t i = block * threads + threadIdx.x; i < total; i += blocks * threads) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
     OutT& c = C.ptr[rows[i / C.n] * C.row_stride + (i % C.n) * C.col_stride];
     c = from_float<OutT>(beta != 0.f ? beta * to_float(c) : 0.f);
   }
-}
-
-template <class OutT>
-__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
-  scale_rows_block(rows, num_rows, C, beta, blockIdx.x, gridDim.x, blockDim.x);
 }
 
 }  // namespace detail
