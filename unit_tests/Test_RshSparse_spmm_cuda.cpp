@@ -121,7 +121,11 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
     for (int lanes : {4, 8, 32})
       for (int n : {40, 128})
-        this->check(A, {n, 1.5, -0.5, rsh::test::options(p, 64, 8), Layout::kRowMajor, false, 0, lanes});
+        for (bool padded : {true, false}) {  // unpadded: 16-byte B loads, vector stores and reductions
+          Case c{n, 1.5, -0.5, rsh::test::options(p, 64, 8), Layout::kRowMajor, false, 0, lanes};
+          c.padded = padded;
+          this->check(A, c);
+        }
 }
 
 // Row-major B and C without padding: the 16-byte vector paths (cp.async B
