@@ -195,10 +195,10 @@ int64_t paired_samples(int64_t rows) {
   return rows < 1024 ? 0 : std::min<int64_t>(4096, rows / 16);
 }
 
-/// Columns rows a and b share (sorted rows, duplicates adjacent).
-int64_t shared_columns(const HostCrs& A, int a, int b) {
+/// Columns rows a and b share, counted up to `limit` (sorted rows, duplicates adjacent).
+int64_t shared_columns(const HostCrs& A, int a, int b, int64_t limit) {
   int64_t i = A.row_map[a], j = A.row_map[b], shared = 0;
-  while (i < A.row_map[a + 1] && j < A.row_map[b + 1]) {
+  while (shared < limit && i < A.row_map[a + 1] && j < A.row_map[b + 1]) {
     const int x = A.entries[i], y = A.entries[j];
     shared += x == y;
     if (x <= y)
@@ -217,7 +217,7 @@ double sampled_paired_fraction(const HostCrs& A, NeighbourSearch& search, int64_
   for (int64_t r = 0; r < A.num_rows; r += stride) {
     if (A.row_map[r] == A.row_map[r + 1]) continue;
     const auto& best = search.find(static_cast<int>(r));
-    paired += !best.empty() && shared_columns(A, static_cast<int>(r), best.front().second) >= 2;
+    paired += !best.empty() && shared_columns(A, static_cast<int>(r), best.front().second, 2) == 2;
     ++count;
   }
   return count ? double(paired) / count : 0.0;
@@ -411,14 +411,7 @@ void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order) {
 /// to the tail; the others keep their order.
 void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std::vector<int>& order) {
   const int n = static_cast<int>(order.size());
-  auto shares_column = [&](int a, int b) {
-    int64_t i = A.row_map[a], j = A.row_map[b];
-    while (i < A.row_map[a + 1] && j < A.row_map[b + 1]) {
-      if (A.entries[i] == A.entries[j]) return true;
-      A.entries[i] < A.entries[j] ? ++i : ++j;
-    }
-    return false;
-  };
+  auto shares_column = [&](int a, int b) { return shared_columns(A, a, b, 1) == 1; };
   std::vector<char> isolated(n, 0);
   for (int p = 0; p < n; ++p) {
     if (p + 16 < n) __builtin_prefetch(&A.row_map[order[p + 16]]);  // rows are scattered over A
