@@ -10,7 +10,6 @@
 #include "impl/RshSparse_candidate_table.hpp"
 #include "impl/RshSparse_permutation_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
-#include "impl/RshSparse_window_columns.hpp"
 
 namespace rsh {
 namespace impl {
@@ -446,28 +445,6 @@ void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std:
   order.swap(placed);
 }
 
-/// Tensor-Core tiles of A's rows in `order` (null: the given order) as
-/// Partition::kTensorCoreOnly windows them (8 positions from each non-empty
-/// row on): each window's distinct columns, one stamp per column, in tiles of 8.
-int64_t window_tiles(const HostCrs& A, const int* order) {
-  auto row = [&](int64_t p) { return order ? order[p] : static_cast<int>(p); };
-  std::vector<int64_t> stamp(A.num_cols, -1);
-  int64_t tiles = 0;
-  for (int64_t p = 0; p < A.num_rows;) {
-    if (A.row_map[row(p)] == A.row_map[row(p) + 1]) {
-      ++p;
-      continue;
-    }
-    int64_t distinct = 0;
-    for (int64_t q = p; q < std::min<int64_t>(A.num_rows, p + kWindowRows); ++q)
-      for (int64_t k = A.row_map[row(q)]; k < A.row_map[row(q) + 1]; ++k)
-        if (stamp[A.entries[k]] != p) stamp[A.entries[k]] = p, ++distinct;
-    tiles += (distinct + kTileCols - 1) / kTileCols;
-    p += kWindowRows;
-  }
-  return tiles;
-}
-
 }  // namespace
 
 std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
@@ -491,7 +468,9 @@ std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
   if (o.place_isolated) place_isolated_rows(A, knn.nearest, order);
   // A similarity order can still fill tiles worse than the given one (a tiny
   // graph, or one already in a good order): then keep the given order.
-  if (window_tiles(A, order.data()) > window_tiles(A, nullptr)) return {};
+  Options tiles_only;
+  tiles_only.partition = Partition::kTensorCoreOnly;
+  if (order_cost(A, tiles_only, order).tiles > order_cost(A, tiles_only, {}).tiles) return {};
   return order;
 }
 

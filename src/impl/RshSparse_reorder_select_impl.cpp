@@ -11,11 +11,9 @@ OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector
   const RowPartition part = partition_rows(A, options, order);
   OrderCost c;
   c.windows = part.num_windows();
-  std::vector<int> cols;
-  for (int w = 0; w < part.num_windows(); ++w) {
-    window_columns(A, part.window_rows.data() + kWindowRows * w, cols);
-    c.tiles += (static_cast<int64_t>(cols.size()) + kTileCols - 1) / kTileCols;
-  }
+  WindowColumnCounter columns(A.num_cols);
+  for (int w = 0; w < part.num_windows(); ++w)
+    c.tiles += (columns.count(A, part.window_rows.data() + kWindowRows * w) + kTileCols - 1) / kTileCols;
   c.residual_rows = static_cast<int64_t>(part.residual_rows.size());
   for (int r : part.residual_rows) c.residual_nnz += A.row_map[r + 1] - A.row_map[r];
   return c;

@@ -27,13 +27,13 @@ MatrixStats compute_stats(const HostCrs& A) {
 
   s.natural_windows = (A.num_rows + kWindowRows - 1) / kWindowRows;
   int64_t distinct = 0, tiles = 0;
-  std::vector<int> cols;
+  WindowColumnCounter columns(A.num_cols);
   for (int64_t w = 0; w < s.natural_windows; ++w) {
     int rows[kWindowRows];
     for (int i = 0; i < kWindowRows; ++i) rows[i] = w * kWindowRows + i < A.num_rows ? int(w * kWindowRows + i) : -1;
-    window_columns(A, rows, cols);
-    distinct += static_cast<int64_t>(cols.size());
-    tiles += (static_cast<int64_t>(cols.size()) + kTileCols - 1) / kTileCols;
+    const int64_t cols = columns.count(A, rows);
+    distinct += cols;
+    tiles += (cols + kTileCols - 1) / kTileCols;
   }
   s.mean_window_distinct_cols = s.natural_windows ? double(distinct) / double(s.natural_windows) : 0.0;
   s.mean_nnz_per_tile = tiles ? double(s.nnz) / double(tiles) : 0.0;

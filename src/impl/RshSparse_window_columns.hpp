@@ -1,6 +1,6 @@
 #pragma once
-// The geometry of RS-Tile and the one helper every stage shares: the sorted
-// distinct columns of a row window.
+// The geometry of RS-Tile and the helpers every stage shares: the distinct
+// columns of a row window, counted or numbered.
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
@@ -20,16 +20,27 @@ constexpr int kWindowsPerCta = 8;  ///< work items (one window each, one per war
 /// add with atomics.
 constexpr int kResidualPieceAlign = 8;
 
-/// Sorted distinct columns of the rows in `rows[0..kWindowRows)` (-1 = padding).
-inline void window_columns(const HostCrs& A, const int* rows, std::vector<int>& cols) {
-  cols.clear();
-  for (int i = 0; i < kWindowRows; ++i) {
-    if (rows[i] < 0) continue;
-    cols.insert(cols.end(), A.entries.begin() + A.row_map[rows[i]], A.entries.begin() + A.row_map[rows[i] + 1]);
+/// Counts the distinct columns of row windows with one stamp per column
+/// (no sort: linear in the window's nonzeros); one counter serves any number
+/// of windows of one matrix.
+class WindowColumnCounter {
+ public:
+  explicit WindowColumnCounter(int64_t num_cols) : stamp_(num_cols, -1) {}
+  /// Distinct columns of the rows in `rows[0..kWindowRows)` (-1 = padding).
+  int64_t count(const HostCrs& A, const int* rows) {
+    ++window_;
+    int64_t distinct = 0;
+    for (int i = 0; i < kWindowRows; ++i)
+      if (rows[i] >= 0)
+        for (int64_t k = A.row_map[rows[i]]; k < A.row_map[rows[i] + 1]; ++k)
+          if (stamp_[A.entries[k]] != window_) stamp_[A.entries[k]] = window_, ++distinct;
+    return distinct;
   }
-  std::sort(cols.begin(), cols.end());
-  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-}
+
+ private:
+  std::vector<int64_t> stamp_;  ///< per column: the last window that held it
+  int64_t window_ = -1;
+};
 
 /// Scratch space of compact_window_columns (a caller may keep one per thread and reuse it).
 struct WindowScratch {
