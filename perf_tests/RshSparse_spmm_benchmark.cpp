@@ -9,7 +9,7 @@
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
 //   --rsh_prec=LIST      fp16,tf32 (default both)
-//   --rsh_partition=P    row|tc|cuda|auto (default: Options' default partition)
+//   --rsh_partition=P    row|tc|cuda|dense|auto (default: Options' default partition)
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
 //                        (default None). With more than one, every policy is timed in the same process
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
@@ -338,10 +338,13 @@ Config parse_flags(int& argc, char** argv) {
       cfg.gated_timing = t == "gated";
     } else if (!value("--rsh_partition=").empty()) {
       const std::string p = value("--rsh_partition=");
-      cfg.options.partition = p == "tc"     ? Partition::kTensorCoreOnly
-                              : p == "cuda" ? Partition::kCudaCoreOnly
-                              : p == "auto" ? Partition::kAuto
-                                            : Partition::kRowStructured;
+      if (p != "row" && p != "tc" && p != "cuda" && p != "dense" && p != "auto")
+        throw std::invalid_argument("--rsh_partition=" + p + ": row, tc, cuda, dense or auto");
+      cfg.options.partition = p == "tc"      ? Partition::kTensorCoreOnly
+                              : p == "cuda"  ? Partition::kCudaCoreOnly
+                              : p == "dense" ? Partition::kDenseBlocks
+                              : p == "auto"  ? Partition::kAuto
+                                             : Partition::kRowStructured;
     } else {
       argv[out++] = argv[i];
     }

@@ -11,7 +11,10 @@ enum class Partition {
   kRowStructured,   ///< RSH-SpMM Alg. 1: short, low-impact rows go to the residual
   kTensorCoreOnly,  ///< every non-empty row in an 8-row window
   kCudaCoreOnly,    ///< every non-empty row in the CSR residual
-  kAuto,            ///< RowStructured or CudaCoreOnly, whichever a cost model fitted on the H100 predicts faster
+  /// The whole matrix as 16 x 16 blocks stored dense (zeros included) on Tensor Cores (CUDA; the portable
+  /// kernels run the CSR residual of CudaCoreOnly). For small layers that fill nearly every block.
+  kDenseBlocks,
+  kAuto,  ///< RowStructured, CudaCoreOnly or DenseBlocks, whichever a cost model fitted on the H100 predicts fastest
 };
 
 /// Row permutation applied before partitioning (C rows keep their positions).
@@ -72,7 +75,7 @@ enum class SpmmAlgorithm {
 };
 
 struct Options {
-  /// kAuto: RowStructured or CudaCoreOnly per matrix by predicted kernel time.
+  /// kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix by predicted kernel time.
   Partition partition = Partition::kAuto;
   Reorder reorder = Reorder::kNone;
   ReorderOptions reorder_options;
@@ -147,6 +150,8 @@ inline const char* partition_name(Partition p) {
       return "TensorCoreOnly";
     case Partition::kCudaCoreOnly:
       return "CudaCoreOnly";
+    case Partition::kDenseBlocks:
+      return "DenseBlocks";
     case Partition::kAuto:
       return "Auto";
   }

@@ -2,6 +2,7 @@
 // and edge-case matrices, for every partition.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "RshSparse_spmm_options.hpp"
 #include "Test_RshSparse_common.hpp"
+#include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
 
@@ -275,6 +277,55 @@ TEST(RsTileBuilder, AllTilesOrAllResidual) {
   EXPECT_EQ(tc.num_residual_rows(), 0);
   const HostPattern cuda = check_invariants(A, options(rsh::Partition::kCudaCoreOnly));
   EXPECT_EQ(cuda.num_windows(), 0);
+}
+
+// DenseBlocks: the CudaCoreOnly residual (what the portable kernels run),
+// flagged for the CUDA block kernel; the block layout gives every position of
+// the padded matrix its own slot, in either fragment order.
+TEST(RsTileBuilder, DenseBlocksLayout) {
+  const HostCrs A = rsh::test::random_crs(70, 45, 9, rsh::test::fresh_seed());
+  const HostPattern dense = check_invariants(A, options(rsh::Partition::kDenseBlocks));
+  EXPECT_TRUE(dense.dense_blocks);
+  EXPECT_EQ(dense.num_windows(), 0);
+  EXPECT_FALSE(check_invariants(A, options(rsh::Partition::kCudaCoreOnly)).dense_blocks);
+
+  const rsh::impl::DenseBlockLayout l(70, 45);
+  EXPECT_EQ(l.groups, 2);
+  EXPECT_EQ(l.col_blocks, 3);
+  EXPECT_EQ(l.num_slots(), 128 * 48);
+  for (int bytes : {2, 4}) {
+    std::vector<int> seen(l.num_slots(), 0);
+    for (int r = 0; r < 128; ++r)
+      for (int c = 0; c < 48; ++c) ++seen[l.slot(r, c, bytes)];
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), l.num_slots()) << "value bytes " << bytes;
+  }
+  // FP16 m16n8k16 fragment: lane 4g + q holds (g, 2q), (g, 2q+1), (g+8, 2q), ..., (g+8, 2q+9).
+  EXPECT_EQ(l.slot(0, 0, 2), 0);
+  EXPECT_EQ(l.slot(8, 1, 2), 3);
+  EXPECT_EQ(l.slot(3, 9, 2), (4 * 3 + 0) * 8 + 4 + 1);
+  // TF32 m16n8k8 fragments: lane 4g + q holds (g, q), (g+8, q), (g, q+4), (g+8, q+4) of each k half.
+  EXPECT_EQ(l.slot(9, 6, 4), (4 * 1 + 2) * 4 + 3);
+  EXPECT_EQ(l.slot(0, 8, 4), 32 * 4);
+  // Next panel / column block / group.
+  EXPECT_EQ(l.slot(16, 0, 2), 256);
+  EXPECT_EQ(l.slot(0, 16, 2), 4 * 256);
+  EXPECT_EQ(l.slot(64, 0, 2), 3 * 4 * 256);
+  EXPECT_THROW(rsh::impl::DenseBlockLayout(100000, 100000), std::invalid_argument);
+}
+
+// kAuto takes DenseBlocks for a small layer that fills every block (at 50%
+// density) and keeps the sparse paths for a large sparse matrix.
+TEST(RsTileBuilder, AutoPartitionTakesDenseBlocksForDenseLayers) {
+  rsh::Options opt;
+  opt.partition = rsh::Partition::kAuto;
+  const HostCrs layer = rsh::test::random_crs(512, 1024, 1024, rsh::test::fresh_seed());
+  const HostCrs sparse = rsh::test::random_crs(20000, 20000, 8, rsh::test::fresh_seed());
+  for (int bytes : {2, 4}) {
+    const auto a = rsh::impl::inspect(layer, opt, "test", bytes);
+    EXPECT_EQ(a.partition, rsh::Partition::kDenseBlocks) << "value bytes " << bytes;
+    EXPECT_TRUE(a.pattern.dense_blocks);
+    EXPECT_NE(rsh::impl::inspect(sparse, opt, "test", bytes).partition, rsh::Partition::kDenseBlocks);
+  }
 }
 
 TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {

@@ -1,7 +1,7 @@
 // The raw-pointer CUDA backend on the GPU against the double host reference
 // (DESIGN section 7): FP16 (FP16 and FP32 out) and TF32, both layouts, every
-// partition, N in {1, 7, 16, 33, 128, 256}, alpha/beta cases, forced splits,
-// and real graphs. Skips cleanly without a device.
+// partition (dense blocks included), N in {1, 7, 16, 33, 128, 256}, alpha/beta
+// cases, forced splits, and real graphs. Skips cleanly without a device.
 #include <gtest/gtest.h>
 
 #include <cuda_fp16.h>
@@ -32,7 +32,8 @@ struct Case {
   bool nonnegative = false;
   int warps_per_item = 0;  ///< KernelConfig overrides (0: the planner's choice)
   int residual_lanes = 0;
-  bool padded = true;  ///< leading dimensions past n (row-major: no 16-byte vectors)
+  bool padded = true;     ///< leading dimensions past n (row-major: no 16-byte vectors)
+  int dense_cluster = 0;  ///< KernelConfig override for DenseBlocks
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -57,9 +58,9 @@ class CudaSpmmTest : public ::testing::Test {
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " G " +
-                 std::to_string(c.residual_lanes) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
-                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
-                 rsh::partition_name(c.options.partition) +
+                 std::to_string(c.residual_lanes) + " cluster " + std::to_string(c.dense_cluster) +
+                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
+                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -80,7 +81,7 @@ class CudaSpmmTest : public ::testing::Test {
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
-    plan.set_config({c.warps_per_item, c.residual_lanes});
+    plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -142,6 +143,21 @@ TYPED_TEST(CudaSpmm, UnpaddedVectorPaths) {
       }
 }
 
+// Dense blocks: every cluster size (column blocks split over 1-8 CTAs summed
+// through distributed shared memory), several rounds of staged blocks per CTA
+// (2100 columns), rows and columns off the 16 x 16 / 64-row grid, both layouts.
+TYPED_TEST(CudaSpmm, DenseBlocksClustersAndRounds) {
+  const uint64_t s = rsh::test::fresh_seed();
+  for (const auto& A : {rsh::test::random_crs(131, 2100, 400, s), rsh::test::random_crs(200, 37, 30, s + 1, true)})
+    for (int cluster : {1, 2, 4, 8})
+      for (int n : {24, 128})
+        for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+          Case c{n, 1.5, -0.5, rsh::test::options(rsh::Partition::kDenseBlocks), l};
+          c.padded = n == 24, c.dense_cluster = cluster;
+          this->check(A, c);
+        }
+}
+
 TYPED_TEST(CudaSpmm, EdgeCases) {
   const uint64_t s = rsh::test::fresh_seed();
   std::vector<rsh::impl::CooEntry> exact;  // window of exactly 4 tiles, row of exactly 2 x 32 nonzeros
@@ -191,6 +207,7 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
                std::invalid_argument);
   EXPECT_THROW(plan.set_config({3}), std::invalid_argument);
   EXPECT_THROW(plan.set_config({0, 6}), std::invalid_argument);
+  EXPECT_THROW(plan.set_config({0, 0, 3}), std::invalid_argument);
 }
 
 }  // namespace

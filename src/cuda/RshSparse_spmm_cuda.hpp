@@ -64,12 +64,15 @@ struct HostFormat {
   int num_scale_rows = 0;
   const int* scale_rows = nullptr;  ///< num_scale_rows
   const double* values = nullptr;   ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
+  /// Multiply as dense 16 x 16 blocks made from the residual (Partition::kDenseBlocks; no tiles).
+  bool dense_blocks = false;
 };
 
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
 struct KernelConfig {
   int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2, 4 or 8
   int residual_lanes = 0;  ///< lanes per residual item (8 features each): 4, 8, 16 or 32
+  int dense_cluster = 0;   ///< dense blocks: CTAs splitting a 64-row group's columns: 1, 2, 4 or 8
 };
 
 /// True when a CUDA device is present and usable.

@@ -27,6 +27,7 @@ inline cuda::HostFormat host_format(const HostPattern& p, const std::vector<doub
   f.res_item_end = p.res_item_end.data(), f.res_item_pieces = p.res_item_pieces.data();
   f.num_scale_rows = static_cast<int>(p.scale_rows.extent(0)), f.scale_rows = p.scale_rows.data();
   f.values = values.data();
+  f.dense_blocks = p.dense_blocks;
   return f;
 }
 

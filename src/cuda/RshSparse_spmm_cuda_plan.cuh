@@ -11,7 +11,9 @@
 #include "cuda/RshSparse_cuda_device_array.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
+#include "cuda/RshSparse_spmm_block_kernel.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
+#include "impl/RshSparse_dense_blocks.hpp"
 
 namespace rsh {
 namespace cuda {
@@ -46,7 +48,33 @@ struct SpmmPlan<T>::Device {
   DeviceArray<detail::ResidualItem> res_items;
   DeviceArray<int> scale_rows;
   DeviceArray<T> values;  ///< tile values, then residual values
+  // Dense blocks (HostFormat::dense_blocks): the residual's values in the block layout.
+  bool dense = false;
+  impl::DenseBlockLayout dense_layout;
+  std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
+  DeviceArray<T> dense_values;
 };
+
+namespace detail {
+
+/// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
+template <class T, class OutT>
+void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, cudaStream_t stream) {
+  auto kernel = block_kernel<T, OutT>;
+  RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(BlockSmem<T>::kBytes)));
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(groups) * cluster, static_cast<unsigned>(p.slices));
+  cfg.blockDim = dim3(kBlockThreads);
+  cfg.dynamicSmemBytes = BlockSmem<T>::kBytes;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr, cfg.numAttrs = 1;
+  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p));
+}
+
+}  // namespace detail
 
 template <class T>
 SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device) {
@@ -87,6 +115,18 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   }
   d.res_items.assign(items.data(), items.size(), stream);
   d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
+  if (f.dense_blocks) {
+    if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
+    d.dense = true;
+    d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
+    d.dense_slot.assign(f.res_nnz, 0);
+    for (int i = 0; i < f.res_num_items; ++i)
+      for (int k = f.res_item_begin[i]; k < f.res_item_end[i]; ++k) {
+        if (f.res_cols[k] < 0 || f.res_cols[k] >= f.num_cols)
+          throw std::invalid_argument("rsh::cuda::SpmmPlan: residual column out of range");
+        d.dense_slot[k] = d.dense_layout.slot(items[i].row, f.res_cols[k], sizeof(T));
+      }
+  }
   update_values(f.values, stream);
 }
 
@@ -95,6 +135,15 @@ SpmmPlan<T>::~SpmmPlan() = default;
 
 template <class T>
 void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
+  if (d_->dense) {  // every value meets the Tensor Cores: TF32-rounded like tile values
+    std::vector<double> sums(d_->dense_layout.num_slots(), 0.0);
+    for (size_t k = 0; k < d_->dense_slot.size(); ++k) sums[d_->dense_slot[k]] += values[d_->tile_nnz + k];
+    std::vector<T> converted(sums.size());
+    for (size_t i = 0; i < sums.size(); ++i) converted[i] = to_element<T>(sums[i]);
+    if constexpr (std::is_same<T, float>::value)
+      for (T& v : converted) v = round_to_tf32(v);
+    return d_->dense_values.assign(converted.data(), converted.size(), stream);
+  }
   const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
   std::vector<T> converted(count);
   for (size_t i = 0; i < count; ++i) converted[i] = to_element<T>(values[i]);
@@ -107,13 +156,16 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
 
 template <class T>
 void SpmmPlan<T>::set_config(const KernelConfig& config) {
-  const int k = config.warps_per_item, g = config.residual_lanes;
+  const int k = config.warps_per_item, g = config.residual_lanes, cl = config.dense_cluster;
   if (k != 0 && k != 1 && k != 2 && k != 4 && k != 8)
     throw std::invalid_argument("rsh::cuda::KernelConfig: warps_per_item = " + std::to_string(k) +
                                 " not in {0, 1, 2, 4, 8}");
   if (g != 0 && g != 4 && g != 8 && g != 16 && g != 32)
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lanes = " + std::to_string(g) +
                                 " not in {0, 4, 8, 16, 32}");
+  if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
+                                " not in {0, 1, 2, 4, 8}");
   d_->config = config;
 }
 
@@ -140,6 +192,24 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   if ((!B && d.num_cols > 0) || !C) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
   const auto b_ref = detail::dense_ref<const T>(B, ldb, n, layout);
   const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
+
+  if (d.dense) {
+    // Clusters that split a group's column blocks until the grid has ~100 CTAs (H100, pruned layers:
+    // 512 x 2048 best at 8, 2048 x 512 at 2; more CTAs than SMs slowed both).
+    const impl::DenseBlockLayout& l = d.dense_layout;
+    const int slices = (n + detail::kBlockFeatures - 1) / detail::kBlockFeatures;
+    if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
+    int cluster = d.config.dense_cluster;
+    if (cluster == 0) {
+      cluster = 1;
+      while (cluster < detail::kBlockMaxCluster && int64_t(l.groups) * slices * cluster < 100 &&
+             l.col_blocks >= 2 * cluster)
+        cluster *= 2;
+    }
+    const detail::BlockParams<T, OutT> p{
+        d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
+    return detail::launch_block_kernel(p, l.groups, cluster, stream);
+  }
 
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
   if (d.num_scale_rows > 0) {

@@ -134,6 +134,17 @@ __device__ __forceinline__ void red_add(__half* c, const float (&v)[V]) {
   }
 }
 
+/// Element by element (any layout, features past n skipped): C = alpha * acc + beta * C.
+template <class OutT, int V>
+__device__ __forceinline__ void store_elements(const DenseRef<OutT>& C, OutT* row_base, int f, const Frag<V>& acc,
+                                               float alpha, float beta) {
+  for (int i = 0; i < V; ++i) {
+    if (f + i >= C.n) break;
+    OutT& c = row_base[(f + i) * C.col_stride];
+    c = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(c) : alpha * acc.v[i]);
+  }
+}
+
 /// C(row, f .. f+V-1) = alpha * acc + beta * C (beta == 0: C not read), or,
 /// for split work, C += alpha * acc with atomics (C pre-scaled by beta).
 template <class OutT, int V>
@@ -169,11 +180,28 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
       reinterpret_cast<uint4*>(base + f)[i] = reinterpret_cast<const uint4*>(out)[i];
     return;
   }
-  for (int i = 0; i < V; ++i) {
-    if (f + i >= C.n) break;
-    OutT& c = base[(f + i) * C.col_stride];
-    c = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(c) : alpha * acc.v[i]);
+  store_elements(C, base, f, acc, alpha, beta);
+}
+
+/// C(row, f .. f+V-1) = alpha * acc + beta * C (beta == 0: C not read) for
+/// a few features (V = 2 or 4, f a multiple of V): one 4- to 16-byte store
+/// where the layout allows it.
+template <int V, class OutT>
+__device__ __forceinline__ void store_small(const DenseRef<OutT>& C, int row, int f, const Frag<V>& acc, float alpha,
+                                            float beta) {
+  OutT* base = C.ptr + row * C.row_stride;
+  if (C.vec && f + V <= C.n) {  // rows 16-byte aligned, f a multiple of V: aligned
+    struct alignas(V * sizeof(OutT)) Vec {
+      OutT x[V];
+    } out;
+    const Vec old = beta != 0.f ? *reinterpret_cast<const Vec*>(base + f) : Vec{};
+#pragma unroll
+    for (int i = 0; i < V; ++i)
+      out.x[i] = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(old.x[i]) : alpha * acc.v[i]);
+    *reinterpret_cast<Vec*>(base + f) = out;
+    return;
   }
+  store_elements(C, base, f, acc, alpha, beta);
 }
 
 }  // namespace detail

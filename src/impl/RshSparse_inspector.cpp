@@ -39,7 +39,7 @@ template <class Phase>
 HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order, const std::vector<int64_t>& source,
                           Options options, Partition partition, PhaseTimes& times, Phase&& phase) {
   options.partition = partition;
-  const RowPartition rows = partition_rows(ordered, options, {});
+  const RowPartition rows = partition_rows(ordered, options, {});  // DenseBlocks: all rows residual
   phase("partition", times.partition);
   HostPattern p = build_rstile(ordered, rows, source);
   if (!order.empty()) {
@@ -49,6 +49,7 @@ HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order,
   }
   phase("RS-Tile build", times.build);
   build_schedule(p, options);
+  p.dense_blocks = partition == Partition::kDenseBlocks;
   phase("schedule", times.schedule);
   return p;
 }
@@ -91,11 +92,9 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
   out.partition = choose ? Partition::kRowStructured : options.partition;
   out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
   if (choose) {
-    const PartitionCost cost = partition_cost(ordered, out.pattern, options);
-    if (cost.prefer_cuda_core(value_bytes)) {
-      out.partition = Partition::kCudaCoreOnly;
+    out.partition = partition_cost(ordered, out.pattern, options).choose(value_bytes);
+    if (out.partition != Partition::kRowStructured)
       out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
-    }
   }
   return out;
 }

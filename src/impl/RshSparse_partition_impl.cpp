@@ -49,7 +49,7 @@ RowPartition partition_rows(const HostCrs& A, const Options& options, const std:
                                 std::to_string(A.num_rows) + " rows");
 
   RowPartition out;
-  if (options.partition == Partition::kCudaCoreOnly) {
+  if (options.partition == Partition::kCudaCoreOnly || options.partition == Partition::kDenseBlocks) {
     for (int r : seq)
       if (row_nnz(A, r) > 0) out.residual_rows.push_back(r);
     return out;

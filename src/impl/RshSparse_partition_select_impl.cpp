@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_window_columns.hpp"
 
 namespace rsh {
@@ -17,8 +18,20 @@ double PartitionCost::cuda_core_us(int value_bytes) const {
   return 4.33 + 7.89e-4 * cuda_items + (cuda_split ? 3.29 : 0.0);
 }
 
+double PartitionCost::dense_blocks_us(int value_bytes) const {
+  if (value_bytes == 2) return 4.6 + 3.9e-6 * dense_slots;
+  return 4.9 + 6.4e-6 * dense_slots;
+}
+
 bool PartitionCost::prefer_cuda_core(int value_bytes) const {
   return nnz <= kPartitionModelMaxNnz && cuda_core_us(value_bytes) < tensor_core_us(value_bytes);
+}
+
+Partition PartitionCost::choose(int value_bytes) const {
+  const Partition sparse = prefer_cuda_core(value_bytes) ? Partition::kCudaCoreOnly : Partition::kRowStructured;
+  if (dense_slots > kDenseModelMaxSlots) return sparse;
+  const double sparse_us = sparse == Partition::kCudaCoreOnly ? cuda_core_us(value_bytes) : tensor_core_us(value_bytes);
+  return dense_blocks_us(value_bytes) < sparse_us ? Partition::kDenseBlocks : sparse;
 }
 
 PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options) {
@@ -31,6 +44,7 @@ PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Optio
   }
   c.windows = p.num_windows();
   c.nnz = A.nnz();
+  c.dense_slots = DenseBlockLayout::slots(A.num_rows, A.num_cols);
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
   const int per_item = options.max_residual_nnz_per_item;
   for (int64_t r = 0; r < A.num_rows; ++r) {

@@ -1,6 +1,7 @@
 #pragma once
-// Partition::kAuto: RowStructured or CudaCoreOnly per matrix, whichever a
-// linear model of the kernel time predicts faster. The model was fitted on
+// Partition::kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix,
+// whichever a linear model of the kernel time predicts fastest. The
+// RowStructured / CudaCoreOnly model was fitted on
 // the H100 over the 95 shared matrices at N = 128 (FP16 and TF32 separately;
 // perf_tests/results/h100_2026-11-23b.md: GPU time of gated batches, the
 // CUDA-core launch with two batches in flight at >= 3 CTAs per SM): chosen
@@ -29,22 +30,30 @@ struct PartitionCost {
   /// launch); shorter rows' pieces are summed inside one CTA.
   int64_t cuda_items = 0;
   bool cuda_split = false;
+  /// DenseBlocks: value slots of the dense 16 x 16 blocks (zeros included).
+  int64_t dense_slots = 0;
 
   int64_t nnz = 0;
 
   /// Predicted kernel times in microseconds; `value_bytes` 2 = FP16, else TF32.
   double tensor_core_us(int value_bytes) const;
   double cuda_core_us(int value_bytes) const;
+  double dense_blocks_us(int value_bytes) const;
   /// CudaCoreOnly is predicted faster. Only inside the range the model was
   /// fitted on (the shared matrices, at most 2.2M nonzeros, mostly latency-bound):
   /// on the generated 12M-128M-nonzero matrices it chose the CUDA-core path
   /// where the Tensor-Core path was faster (R-MAT 20 FP16 1.07x vs 1.33x), so
   /// larger matrices keep RowStructured.
   bool prefer_cuda_core(int value_bytes) const;
+  /// The partition kAuto takes: the fastest predicted, DenseBlocks only up to kDenseModelMaxSlots.
+  Partition choose(int value_bytes) const;
 };
 
 /// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.
 constexpr int64_t kPartitionModelMaxNnz = 2200000;
+/// Largest dense-block layout (value slots) kAuto considers: the DenseBlocks
+/// model was fitted on pruned layers of up to 2M slots (4 MB in FP16).
+constexpr int64_t kDenseModelMaxSlots = 4 << 20;
 
 /// Costs of A (rows in the order the pattern was built from) given its
 /// RowStructured pattern after scheduling.

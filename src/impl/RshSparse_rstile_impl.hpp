@@ -23,6 +23,9 @@ struct RsTilePattern {
 
   int num_rows = 0, num_cols = 0;
   int64_t nnz = 0;  ///< entries of the user's CSR (duplicates counted)
+  /// Partition::kDenseBlocks: the CUDA executor multiplies dense 16 x 16 blocks
+  /// made from the residual (every row there, no tiles); the portable one runs the residual.
+  bool dense_blocks = false;
 
   // Tensor-Core part. Window w owns tiles [window_tile_offset(w), window_tile_offset(w+1)).
   View1<int> window_rows;         ///< 8 * windows: original row, -1 = padding
@@ -83,7 +86,7 @@ void build_schedule(HostPattern& pattern, const Options& options);
 template <class MemorySpace, class Src>
 RsTilePattern<MemorySpace> mirror_pattern(const Src& h) {
   RsTilePattern<MemorySpace> d;
-  d.num_rows = h.num_rows, d.num_cols = h.num_cols, d.nnz = h.nnz;
+  d.num_rows = h.num_rows, d.num_cols = h.num_cols, d.nnz = h.nnz, d.dense_blocks = h.dense_blocks;
   d.tc_num_unsplit = h.tc_num_unsplit, d.res_num_local = h.res_num_local;
   auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
   d.window_rows = copy(h.window_rows), d.window_tile_offset = copy(h.window_tile_offset);

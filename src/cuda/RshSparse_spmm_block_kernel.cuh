@@ -1,0 +1,282 @@
+#pragma once
+// Dense-block Tensor-Core kernel, for small matrices dense enough at the
+// 16 x 16 block level (pruned DNN layers at 50-98% sparsity fill nearly every
+// block): A is stored whole (zeros included) in 16 x 16 blocks in MMA
+// fragment order, and the product runs as a dense GEMM on Tensor Cores.
+//
+// A CTA of 8 warps computes 64 rows (4 panels of 16 rows) x 64 features of C
+// (2 warps a panel, 32 features each) over a range of column blocks: every
+// block of A and B it needs is requested at once (cp.async, no addresses to
+// look up), so a call is one memory round trip, the MMAs and a reduction.
+// The column blocks of a 64-row group are split over the CTAs of a thread
+// block cluster, which sum their partial tiles through distributed shared
+// memory: no workspace, atomics or second launch.
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "cuda/RshSparse_spmm_dense_access.cuh"
+
+namespace rsh {
+namespace cuda {
+namespace detail {
+
+constexpr int kBlockDim = 16;                         ///< rows and columns of an A block
+constexpr int kBlockPanels = 4;                       ///< 16-row panels per CTA
+constexpr int kBlockRows = kBlockDim * kBlockPanels;  ///< rows of C per CTA
+constexpr int kBlockFeatures = 64;                    ///< features of C per CTA
+constexpr int kWarpTiles = 4;                         ///< MMA columns of 8 features per warp
+constexpr int kBlockThreads = 32 * kBlockPanels * kBlockFeatures / (8 * kWarpTiles);  ///< 256
+constexpr int kBlockStride = kBlockFeatures + 8;  ///< padded staged B row: conflict-free fragment reads
+constexpr int kBlockMaxCluster = 8;               ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
+
+/// Per precision: one warp's MMAs over a 16 x 16 A block and 32 features of a staged 16 x 64 B block.
+template <class T>
+struct BlockMma;
+
+/// FP16: mma.m16n8k16; A fragment a0..a3 = (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..), (g+8, 2q+8..) of the block
+/// (8 halves a lane, one 16-byte load); B fragments by ldmatrix.trans from the row-major staged block.
+template <>
+struct BlockMma<__half> {
+  static constexpr int kLaneWords = 4;    ///< 32-bit words of A a lane holds per block
+  static constexpr int kRoundSteps = 16;  ///< column blocks staged at once (69 KB of shared memory)
+
+  /// `bs`: the staged block at the warp's first feature.
+  __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
+                                             const __half* bs, int lane) {
+    // ldmatrix.x4.trans: matrices (k 0-7, n 8j..), (k 8-15, n 8j..), (k 0-7, n 8j+8..), (k 8-15, n 8j+8..).
+    const int m = lane / 8, k = (m % 2) * 8 + lane % 8;
+#pragma unroll
+    for (int j = 0; j < kWarpTiles; j += 2) {
+      const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bs + k * kBlockStride + (j + m / 2) * 8));
+      uint32_t b[4];
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                   : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
+                   : "r"(addr));
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        asm volatile(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(acc[j + h][0]), "+f"(acc[j + h][1]), "+f"(acc[j + h][2]), "+f"(acc[j + h][3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[2 * h]), "r"(b[2 * h + 1]));
+    }
+  }
+};
+
+/// TF32: two mma.m16n8k8 per block (k halves); A fragment a0..a3 = (g, q), (g+8, q), (g, q+4), (g+8, q+4) of
+/// each half (4 floats a lane per half, rounded to TF32 on the host); B fragments (k q / q+4, n g) as words
+/// (the Tensor Cores ignore their low 13 bits).
+template <>
+struct BlockMma<float> {
+  static constexpr int kLaneWords = 8;
+  static constexpr int kRoundSteps = 8;
+
+  __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
+                                             const float* bs, int lane) {
+    const int g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int j = 0; j < kWarpTiles; ++j) {
+        const uint32_t b0 = __float_as_uint(bs[(8 * h + q) * kBlockStride + 8 * j + g]);
+        const uint32_t b1 = __float_as_uint(bs[(8 * h + q + 4) * kBlockStride + 8 * j + g]);
+        asm volatile(
+            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%0,%1,%2,%3};\n"
+            : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
+            : "r"(a[4 * h]), "r"(a[4 * h + 1]), "r"(a[4 * h + 2]), "r"(a[4 * h + 3]), "r"(b0), "r"(b1));
+      }
+  }
+};
+
+template <class T, class OutT>
+struct BlockParams {
+  const T* values;  ///< (group, column block, panel) blocks of 256 values in fragment order
+  int num_rows, num_cols;
+  int col_blocks;  ///< ceil(num_cols / 16)
+  int slices;      ///< ceil(n / kBlockFeatures)
+  DenseRef<const T> B;
+  DenseRef<OutT> C;
+  float alpha, beta;
+};
+
+/// Dynamic shared memory of one CTA: a round of A and B blocks, and the
+/// partial sums the cluster sends this CTA for the rows it stores.
+template <class T>
+struct BlockSmem {
+  static constexpr int kSteps = BlockMma<T>::kRoundSteps;
+  static constexpr int kAChunks = kBlockPanels * kBlockDim * kBlockDim * int(sizeof(T)) / 16;  ///< 16 bytes, a step
+  static constexpr int kBChunks = kBlockDim * kBlockFeatures * int(sizeof(T)) / 16;
+  static constexpr int kBElements = kBlockDim * kBlockStride;            ///< staged B elements a step
+  static constexpr int kCopies = (kAChunks + kBChunks) / kBlockThreads;  ///< 16-byte copies a thread a step
+  static_assert(kAChunks % kBlockThreads == 0 || kBlockThreads % kAChunks == 0, "whole warps copy A or B");
+  static_assert((kAChunks + kBChunks) % kBlockThreads == 0, "every thread copies alike");
+  static constexpr int kTileFloats = kBlockRows * kBlockFeatures;  ///< partial sums received (all ranks' copies)
+  static constexpr size_t kBytes =
+      sizeof(uint4) * kSteps * (kAChunks + kBElements * sizeof(T) / 16) + sizeof(float) * kTileFloats;
+  uint4* a;      ///< [step][panel][lane chunks]
+  T* b;          ///< [step][16 rows x kBlockStride]
+  float* inbox;  ///< [sending rank][row of this rank's share][64 features]
+  __device__ explicit BlockSmem(uint4* base)
+      : a(base),
+        b(reinterpret_cast<T*>(base + kSteps * kAChunks)),
+        inbox(reinterpret_cast<float*>(base + kSteps * (kAChunks + kBElements * sizeof(T) / 16))) {}
+};
+
+/// One thread's share of the copies of a round: per step kCopies 16-byte
+/// chunks of the B block or of the A blocks, at addresses that advance by a
+/// fixed stride from step to step (computed once, so a step is a few instructions).
+template <class T>
+struct BlockCopies {
+  const char* src[BlockSmem<T>::kCopies];
+  unsigned dst[BlockSmem<T>::kCopies];
+  int64_t src_step[BlockSmem<T>::kCopies];
+  int valid_steps[BlockSmem<T>::kCopies];  ///< steps whose chunk lies inside B (A chunks: all)
+  bool fill[BlockSmem<T>::kCopies];        ///< features inside B
+
+  template <class OutT>
+  __device__ __forceinline__ BlockCopies(const BlockParams<T, OutT>& p, const BlockSmem<T>& sh, int group, int cb0,
+                                         int f0) {
+    using S = BlockSmem<T>;
+    constexpr int kChunk = 16 / int(sizeof(T));
+    constexpr int kRowChunks = kBlockFeatures / kChunk;
+#pragma unroll
+    for (int i = 0; i < S::kCopies; ++i) {
+      const int c = threadIdx.x + i * kBlockThreads;
+      if (c >= S::kBChunks) {
+        const int a = c - S::kBChunks;
+        src[i] = reinterpret_cast<const char*>(reinterpret_cast<const uint4*>(p.values) +
+                                               (int64_t(group) * p.col_blocks + cb0) * S::kAChunks + a);
+        src_step[i] = sizeof(uint4) * S::kAChunks;
+        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(sh.a + a));
+        valid_steps[i] = S::kSteps, fill[i] = true;
+      } else {
+        const int r = c / kRowChunks, f = f0 + (c % kRowChunks) * kChunk, row = cb0 * kBlockDim + r;
+        valid_steps[i] = row < p.num_cols ? (p.num_cols - row + kBlockDim - 1) / kBlockDim : 0;
+        fill[i] = f + kChunk <= p.B.n;
+        // A chunk outside B reads nothing, but its address must still be valid: B itself.
+        src[i] =
+            reinterpret_cast<const char*>(valid_steps[i] > 0 && fill[i] ? p.B.ptr + row * p.B.row_stride + f : p.B.ptr);
+        src_step[i] = int64_t(sizeof(T)) * kBlockDim * p.B.row_stride;
+        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(sh.b + r * kBlockStride + (c % kRowChunks) * kChunk));
+      }
+    }
+  }
+
+  /// Requests steps [0, steps) of the round starting at the column block these were made for
+  /// (the A chunks only, unless `with_b`).
+  __device__ __forceinline__ void request(int steps, bool with_b) const {
+    using S = BlockSmem<T>;
+#pragma unroll
+    for (int i = 0; i < S::kCopies; ++i) {
+      const bool a_chunk = threadIdx.x + i * kBlockThreads >= S::kBChunks;  // warp-uniform
+      if (!a_chunk && !with_b) continue;
+      const unsigned dst_step = a_chunk ? sizeof(uint4) * S::kAChunks : sizeof(T) * S::kBElements;
+#pragma unroll
+      for (int s = 0; s < S::kSteps; ++s) {
+        if (s >= steps) break;
+        const bool ok = fill[i] && s < valid_steps[i];
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst[i] + s * dst_step),
+                     "l"(ok ? src[i] + s * src_step[i] : src[i]), "r"(ok ? 16 : 0)
+                     : "memory");
+      }
+    }
+  }
+};
+
+/// Element-wise staging of a round's B blocks (column-major or unaligned B; correctness path).
+template <class T, class OutT>
+__device__ void stage_b_elements(const BlockParams<T, OutT>& p, const BlockSmem<T>& sh, int cb0, int steps, int f0) {
+  for (int e = threadIdx.x; e < steps * kBlockDim * kBlockFeatures; e += kBlockThreads) {
+    const int s = e / (kBlockDim * kBlockFeatures), r = e / kBlockFeatures % kBlockDim, f = e % kBlockFeatures;
+    const int row = (cb0 + s) * kBlockDim + r;
+    sh.b[s * BlockSmem<T>::kBElements + r * kBlockStride + f] =
+        row < p.num_cols && f0 + f < p.B.n ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
+                                           : from_float<T>(0.f);
+  }
+}
+
+/// barrier.cluster with release / acquire semantics: shared-memory writes
+/// to other CTAs of the cluster before it are seen by them after it.
+__device__ __forceinline__ void cluster_sync_release_acquire() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+/// One CTA: rows 64 * group .., features 64 * slice .., the cluster rank's
+/// share of the column blocks. Grid (cluster size x groups, slices),
+/// clusters of 1, 2, 4 or 8 along x.
+template <class T, class OutT>
+__global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
+  using S = BlockSmem<T>;
+  namespace cg = cooperative_groups;
+  extern __shared__ uint4 smem_base[];
+  const S sh(smem_base);
+  const int rank = static_cast<int>(cg::this_cluster().block_rank());
+  const int ranks = static_cast<int>(cg::this_cluster().num_blocks());
+  const int group = blockIdx.x / ranks, slice = blockIdx.y, f0 = slice * kBlockFeatures;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
+  const int panel = warp % kBlockPanels, wf = (warp / kBlockPanels) * 8 * kWarpTiles;  // warp's features in the tile
+  const int cb_begin = p.col_blocks * rank / ranks, cb_end = p.col_blocks * (rank + 1) / ranks;
+
+  float acc[kWarpTiles][4] = {};
+  constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
+  // Rounds of up to kRoundSteps column blocks, each in flight at once: these calls are latency-bound,
+  // and one round trip for a round beats a pipeline of a few stages (a round trip every few steps).
+  for (int cb0 = cb_begin; cb0 < cb_end; cb0 += S::kSteps) {
+    const int steps = min(S::kSteps, cb_end - cb0);
+    if (cb0 > cb_begin) __syncthreads();  // the previous round is consumed
+    const BlockCopies<T> copies(p, sh, group, cb0, f0);
+    copies.request(steps, p.B.vec);
+    if (!p.B.vec) stage_b_elements(p, sh, cb0, steps, f0);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    for (int s = 0; s < steps; ++s) {
+      const uint4* a_src = sh.a + s * S::kAChunks + panel * 32 * kLaneChunks;
+      uint32_t a[BlockMma<T>::kLaneWords];
+#pragma unroll
+      for (int i = 0; i < kLaneChunks; ++i) {
+        const uint4 u = a_src[i * 32 + lane];
+        a[4 * i] = u.x, a[4 * i + 1] = u.y, a[4 * i + 2] = u.z, a[4 * i + 3] = u.w;
+      }
+      BlockMma<T>::run(acc, a, sh.b + s * S::kBElements + wf, lane);
+    }
+  }
+
+  // Rank o stores rows [o R, (o + 1) R) of the tile (R = 64 / ranks): each CTA sends its partial sums of
+  // those rows into o's inbox, at [its rank][row - o R]. Lane holds rows g, g + 8 of its panel, features
+  // wf + 8j + 2q, + 1.
+  const int rows_per_rank = kBlockRows / ranks;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int trow = panel * kBlockDim + g + 8 * h, owner = trow / rows_per_rank;
+    float* box = sh.inbox + (rank * rows_per_rank + trow - owner * rows_per_rank) * kBlockFeatures;
+    if (ranks > 1) box = cg::this_cluster().map_shared_rank(box, owner);
+#pragma unroll
+    for (int j = 0; j < kWarpTiles; ++j)
+      *reinterpret_cast<float2*>(box + wf + 8 * j + 2 * q) = make_float2(acc[j][2 * h], acc[j][2 * h + 1]);
+  }
+  if (ranks > 1)
+    cluster_sync_release_acquire();
+  else
+    __syncthreads();
+
+  // The rank's rows: the sum of the ranks' partial sums, 4 features a thread.
+  constexpr int kRowQuads = kBlockFeatures / 4;
+  for (int e = threadIdx.x; e < rows_per_rank * kRowQuads; e += kBlockThreads) {
+    const int local = e / kRowQuads, f = (e % kRowQuads) * 4;
+    const int row = group * kBlockRows + rank * rows_per_rank + local;
+    if (row >= p.num_rows) break;  // rows grow with e
+    Frag<4> sum = {};
+    for (int from = 0; from < ranks; ++from) {
+      const float4 v = *reinterpret_cast<const float4*>(sh.inbox + (from * rows_per_rank + local) * kBlockFeatures + f);
+      sum.v[0] += v.x, sum.v[1] += v.y, sum.v[2] += v.z, sum.v[3] += v.w;
+    }
+    store_small<4>(p.C, row, f0 + f, sum, p.alpha, p.beta);
+  }
+}
+
+}  // namespace detail
+}  // namespace cuda
+}  // namespace rsh
