@@ -197,8 +197,16 @@ __device__ void stage_b_elements(const BlockParams<T, OutT>& p, const BlockSmem<
   }
 }
 
-/// barrier.cluster with release / acquire semantics: shared-memory writes
-/// to other CTAs of the cluster before it are seen by them after it.
+/// Cluster barrier halves. A CTA may write another's shared memory only once
+/// that CTA is running: every CTA arrives (relaxed) on entry and waits before
+/// its first remote write, so the wait is free by then. The release / acquire
+/// pair then makes the remote writes visible to their owners.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
+}
 __device__ __forceinline__ void cluster_sync_release_acquire() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
@@ -215,6 +223,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   const int rank = static_cast<int>(cg::this_cluster().block_rank());
   const int ranks = static_cast<int>(cg::this_cluster().num_blocks());
   const int group = blockIdx.x / ranks, slice = blockIdx.y, f0 = slice * kBlockFeatures;
+  if (ranks > 1) cluster_arrive_relaxed();  // "running"; waited for before the partial sums go out
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int panel = warp % kBlockPanels, wf = (warp / kBlockPanels) * 8 * kWarpTiles;  // warp's features in the tile
   const int cb_begin = p.col_blocks * rank / ranks, cb_end = p.col_blocks * (rank + 1) / ranks;
@@ -248,6 +257,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   // those rows into o's inbox, at [its rank][row - o R]. Lane holds rows g, g + 8 of its panel, features
   // wf + 8j + 2q, + 1.
   const int rows_per_rank = kBlockRows / ranks;
+  if (ranks > 1) cluster_wait();  // every CTA of the cluster is running
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int trow = panel * kBlockDim + g + 8 * h, owner = trow / rows_per_rank;
