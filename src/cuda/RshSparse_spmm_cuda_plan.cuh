@@ -194,17 +194,23 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
 
   if (d.dense) {
-    // Clusters that split a group's column blocks until the grid has ~100 CTAs (H100, pruned layers:
-    // 512 x 2048 best at 8, 2048 x 512 at 2; more CTAs than SMs slowed both).
+    // The smallest cluster that gives the grid 64 CTAs and each CTA at most two rounds of staged blocks
+    // (each round is a memory round trip). On the H100 over the DLMC layer shapes at every cluster size
+    // (perf_tests/results/h100_2026-11-23d.md) this came within 2% (FP16) / 1% (TF32) of the best size,
+    // where "until ~100 CTAs" was 5% / 4% off.
     const impl::DenseBlockLayout& l = d.dense_layout;
     const int slices = (n + detail::kBlockFeatures - 1) / detail::kBlockFeatures;
     if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
     int cluster = d.config.dense_cluster;
     if (cluster == 0) {
+      constexpr int kRound = detail::BlockMma<T>::kRoundSteps;
       cluster = 1;
-      while (cluster < detail::kBlockMaxCluster && int64_t(l.groups) * slices * cluster < 100 &&
-             l.col_blocks >= 2 * cluster)
+      while (cluster < detail::kBlockMaxCluster && 2 * cluster <= l.col_blocks) {
+        const int64_t ctas = int64_t(l.groups) * slices * cluster;
+        const int rounds = ((l.col_blocks + cluster - 1) / cluster + kRound - 1) / kRound;
+        if (ctas >= 64 && rounds <= 2) break;
         cluster *= 2;
+      }
     }
     const detail::BlockParams<T, OutT> p{
         d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
