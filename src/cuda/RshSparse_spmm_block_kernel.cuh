@@ -155,7 +155,7 @@ struct BlockCopies {
         const int r = c / kRowChunks, f = f0 + (c % kRowChunks) * kChunk, row = cb0 * kBlockDim + r;
         valid_steps[i] = row < p.num_cols ? (p.num_cols - row + kBlockDim - 1) / kBlockDim : 0;
         fill[i] = f + kChunk <= p.B.n;
-        // A chunk outside B reads nothing, but its address must still be valid: B itself.
+        // A B chunk past the matrix reads nothing (zero fill), but its address must still be valid: B itself.
         src[i] =
             reinterpret_cast<const char*>(valid_steps[i] > 0 && fill[i] ? p.B.ptr + row * p.B.row_stride + f : p.B.ptr);
         src_step[i] = int64_t(sizeof(T)) * kBlockDim * p.B.row_stride;
@@ -177,6 +177,7 @@ struct BlockCopies {
       for (int s = 0; s < S::kSteps; ++s) {
         if (s >= steps) break;
         const bool ok = fill[i] && s < valid_steps[i];
+        // L2 only (.cg): every block is read once per CTA.
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst[i] + s * dst_step),
                      "l"(ok ? src[i] + s * src_step[i] : src[i]), "r"(ok ? 16 : 0)
                      : "memory");
