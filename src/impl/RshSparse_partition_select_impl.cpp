@@ -20,7 +20,7 @@ double PartitionCost::cuda_core_us(int value_bytes) const {
 
 double PartitionCost::dense_blocks_us(int value_bytes) const {
   // Least squares over the 59 DLMC layers run under DenseBlocks (H100, N = 128,
-  // perf_tests/results/h100_2026-11-23d.md): max residual 1.2 us FP16, 2.1 us TF32.
+  // perf_tests/results/h100_2026-11-23d.md; scripts/fit_dense_model.py): max residual 1.2 us FP16, 2.1 us TF32.
   if (value_bytes == 2) return 4.88 + 2.98e-6 * dense_slots;
   return 5.00 + 5.97e-6 * dense_slots;
 }

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Fits the DenseBlocks time model of Partition::kAuto
+(PartitionCost::dense_blocks_us in src/impl/RshSparse_partition_select_impl.cpp)
+from an rsh_spmm_benchmark run with --rsh_partition=dense: per precision, least
+squares of the rsh time (us) on the dense layout's value slots,
+  t = a + b * slots,  slots = ceil(m / 64) * 64 * ceil(k / 16) * 16.
+Plain Python (no numpy). Usage: fit_dense_model.py DENSE.json[.gz]"""
+import sys
+
+import bench_json
+
+
+def main(path):
+    points = {}  # precision -> [(slots, us)]
+    for b in bench_json.read(path)['benchmarks']:
+        parts = [p for p in b['name'].split('/') if p != 'manual_time']
+        if b.get('error_occurred') or parts[-1] != 'rsh':
+            continue
+        m, k = int(b['m']), int(b['k'])
+        slots = (m + 63) // 64 * 64 * ((k + 15) // 16 * 16)
+        points.setdefault(parts[-4], []).append((slots, b['real_time']))
+    for prec, pts in sorted(points.items()):
+        n = len(pts)
+        mx = sum(x for x, _ in pts) / n
+        my = sum(y for _, y in pts) / n
+        b = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+        a = my - b * mx
+        worst = max(abs(a + b * x - y) for x, y in pts)
+        print(f'{prec}: {n} matrices, t = {a:.2f} + {b:.3e} * slots us, max residual {worst:.2f} us')
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
