@@ -57,11 +57,18 @@ struct SpmmPlan<T>::Device {
 
 namespace detail {
 
+/// Lets the dense-block kernels of T (FP32 or T output) use their 69-85 KB of
+/// dynamic shared memory; once per plan, on the plan's device.
+template <class T>
+void allow_block_kernel_smem() {
+  const int bytes = int(BlockSmem<T>::kBytes);
+  RSH_CUDA_CHECK(cudaFuncSetAttribute(block_kernel<T, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  RSH_CUDA_CHECK(cudaFuncSetAttribute(block_kernel<T, float>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+}
+
 /// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
 template <class T, class OutT>
 void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, cudaStream_t stream) {
-  auto kernel = block_kernel<T, OutT>;
-  RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(BlockSmem<T>::kBytes)));
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(groups) * cluster, static_cast<unsigned>(p.slices));
   cfg.blockDim = dim3(kBlockThreads);
@@ -71,7 +78,18 @@ void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster,
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
   cfg.attrs = &attr, cfg.numAttrs = 1;
-  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, p));
+  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, block_kernel<T, OutT>, p));
+}
+
+/// Host values to device elements; the first `tf32_count` are rounded to
+/// TF32 (they enter TF32 MMAs without conversion in the kernels) when T is float.
+template <class T>
+std::vector<T> to_elements(const double* values, size_t count, size_t tf32_count) {
+  std::vector<T> out(count);
+  for (size_t i = 0; i < count; ++i) out[i] = to_element<T>(values[i]);
+  if constexpr (std::is_same<T, float>::value)
+    for (size_t i = 0; i < tf32_count; ++i) out[i] = round_to_tf32(out[i]);
+  return out;
 }
 
 }  // namespace detail
@@ -92,7 +110,6 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   d.tile_cols.assign(f.tile_cols, 8 * size_t(f.num_tiles), stream);
   d.tile_bitmap.assign(f.tile_bitmap, f.num_tiles, stream);
   d.tile_val_offset.assign(f.tile_val_offset, f.num_tiles ? f.num_tiles + 1 : 0, stream);
-  d.res_cols.assign(f.res_cols, f.res_nnz, stream);
   d.tc_item_window.assign(f.tc_item_window, f.tc_num_items, stream);
   d.tc_item_tile_begin.assign(f.tc_item_tile_begin, f.tc_num_items, stream);
   d.tc_item_tile_end.assign(f.tc_item_tile_end, f.tc_num_items, stream);
@@ -113,10 +130,13 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
     d.res_num_items = d.res_num_local = static_cast<int>(items.size());
     d.num_scale_rows = 0;
   }
-  d.res_items.assign(items.data(), items.size(), stream);
-  d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
-  if (f.dense_blocks) {
+  if (!f.dense_blocks) {
+    d.res_cols.assign(f.res_cols, f.res_nnz, stream);
+    d.res_items.assign(items.data(), items.size(), stream);
+    d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
+  } else {  // the residual only names the values' places in the dense blocks
     if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
+    detail::allow_block_kernel_smem<T>();
     d.dense = true;
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
     d.dense_slot.assign(f.res_nnz, 0);
@@ -135,22 +155,15 @@ SpmmPlan<T>::~SpmmPlan() = default;
 
 template <class T>
 void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
-  if (d_->dense) {  // every value meets the Tensor Cores: TF32-rounded like tile values
+  if (d_->dense) {  // every value meets the Tensor Cores
     std::vector<double> sums(d_->dense_layout.num_slots(), 0.0);
     for (size_t k = 0; k < d_->dense_slot.size(); ++k) sums[d_->dense_slot[k]] += values[d_->tile_nnz + k];
-    std::vector<T> converted(sums.size());
-    for (size_t i = 0; i < sums.size(); ++i) converted[i] = to_element<T>(sums[i]);
-    if constexpr (std::is_same<T, float>::value)
-      for (T& v : converted) v = round_to_tf32(v);
+    const std::vector<T> converted = detail::to_elements<T>(sums.data(), sums.size(), sums.size());
     return d_->dense_values.assign(converted.data(), converted.size(), stream);
   }
+  // Tile values meet the Tensor Cores; the residual stays FP32.
   const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
-  std::vector<T> converted(count);
-  for (size_t i = 0; i < count; ++i) converted[i] = to_element<T>(values[i]);
-  // Tile values enter TF32 MMAs without conversion in the kernel (MmaTraits<float>):
-  // round them here; the residual stays FP32.
-  if constexpr (std::is_same<T, float>::value)
-    for (size_t i = 0; i < size_t(d_->tile_nnz); ++i) converted[i] = round_to_tf32(converted[i]);
+  const std::vector<T> converted = detail::to_elements<T>(values, count, d_->tile_nnz);
   d_->values.assign(converted.data(), count, stream);
 }
 
