@@ -338,13 +338,14 @@ Config parse_flags(int& argc, char** argv) {
       cfg.gated_timing = t == "gated";
     } else if (!value("--rsh_partition=").empty()) {
       const std::string p = value("--rsh_partition=");
-      if (p != "row" && p != "tc" && p != "cuda" && p != "dense" && p != "auto")
-        throw std::invalid_argument("--rsh_partition=" + p + ": row, tc, cuda, dense or auto");
-      cfg.options.partition = p == "tc"      ? Partition::kTensorCoreOnly
-                              : p == "cuda"  ? Partition::kCudaCoreOnly
-                              : p == "dense" ? Partition::kDenseBlocks
-                              : p == "auto"  ? Partition::kAuto
-                                             : Partition::kRowStructured;
+      const std::map<std::string, Partition> names = {{"row", Partition::kRowStructured},
+                                                      {"tc", Partition::kTensorCoreOnly},
+                                                      {"cuda", Partition::kCudaCoreOnly},
+                                                      {"dense", Partition::kDenseBlocks},
+                                                      {"auto", Partition::kAuto}};
+      const auto it = names.find(p);
+      if (it == names.end()) throw std::invalid_argument("--rsh_partition=" + p + ": row, tc, cuda, dense or auto");
+      cfg.options.partition = it->second;
     } else {
       argv[out++] = argv[i];
     }
