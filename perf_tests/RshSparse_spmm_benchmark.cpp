@@ -15,6 +15,7 @@
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
 //   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
 //   --rsh_max_res=R      Options::max_residual_nnz_per_item (default: the Options default)
+//   --rsh_piece_res=P    Options::residual_piece_nnz (default: the Options default, chosen per matrix)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 //   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
 //   --rsh_timing=MODE    gated (default: each batch enqueued behind a LaunchGate, GPU time) or stream
@@ -279,12 +280,14 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
   // Inputs of Partition::kAuto's model (its Tensor-Core terms describe the
   // pattern at hand: fit them on --rsh_partition=row runs; scripts/fit_partition_model.py).
-  const impl::PartitionCost pc = impl::partition_cost(m.A, x.inspection.pattern, options);
+  const impl::PartitionCost pc = impl::partition_cost(m.A, x.inspection.pattern, options, int(sizeof(T)));
   state.counters["cta_max_tiles"] = double(pc.cta_max_tiles);
   state.counters["windows"] = double(pc.windows);
   state.counters["residual_nnz"] = double(pc.residual_nnz);
-  state.counters["cuda_items"] = double(pc.cuda_items);
-  state.counters["cuda_split"] = pc.cuda_split ? 1.0 : 0.0;
+  state.counters["cuda_items"] = double(pc.cuda.items);
+  state.counters["cuda_longest"] = double(pc.cuda.longest);
+  state.counters["cuda_piece"] = double(pc.cuda.piece_nnz);
+  state.counters["cuda_split"] = pc.cuda.split ? 1.0 : 0.0;
   state.SetLabel("best cuSPARSE: " + g.best_cusparse + "; reorder: " + reorder_name(x.inspection.reorder) +
                  "; partition: " + partition_name(x.inspection.partition));
 }
@@ -328,6 +331,8 @@ Config parse_flags(int& argc, char** argv) {
       cfg.options.max_tiles_per_item = std::stoi(value("--rsh_max_tiles="));
     } else if (!value("--rsh_max_res=").empty()) {
       cfg.options.max_residual_nnz_per_item = std::stoi(value("--rsh_max_res="));
+    } else if (!value("--rsh_piece_res=").empty()) {
+      cfg.options.residual_piece_nnz = std::stoi(value("--rsh_piece_res="));
     } else if (!value("--rsh_k=").empty()) {
       cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
     } else if (!value("--rsh_res_lanes=").empty()) {
@@ -387,6 +392,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("reorder", reorders);
   benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.max_tiles_per_item));
   benchmark::AddCustomContext("max_residual_nnz_per_item", std::to_string(cfg.options.max_residual_nnz_per_item));
+  benchmark::AddCustomContext("residual_piece_nnz", std::to_string(cfg.options.residual_piece_nnz));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

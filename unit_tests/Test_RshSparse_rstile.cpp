@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <set>
+#include <tuple>
 
 #include "RshSparse_spmm_options.hpp"
 #include "Test_RshSparse_common.hpp"
@@ -246,7 +247,9 @@ TEST(RsTileBuilder, ExactMultiplesOfTheSplitSizes) {
   EXPECT_EQ(p.window_tile_offset(1) - p.window_tile_offset(0), 2);
   EXPECT_EQ(p.tc_num_unsplit, 2);                     // 2 tiles fit one item of 2; so does the 1-tile window
   EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);  // the 128-column window: 16 tiles in 8 pieces
-  const HostPattern q = check_invariants(A, options(rsh::Partition::kCudaCoreOnly, 2, 64));
+  rsh::Options whole_pieces = options(rsh::Partition::kCudaCoreOnly, 2, 64);
+  whole_pieces.residual_piece_nnz = 64;  // not a shorter piece by the time model
+  const HostPattern q = check_invariants(A, whole_pieces);
   EXPECT_EQ(q.res_num_local, q.res_num_items());  // the 128-long row: two pieces of 64 summed in one CTA
   int heads_of_two = 0;
   for (int i = 0; i < q.res_num_items(); ++i) heads_of_two += q.res_item_pieces(i) == 2;
@@ -269,6 +272,57 @@ TEST(RsTileBuilder, ResidualPiecesShareOneCtaUnlessTooLong) {
   EXPECT_EQ(p.res_num_items() - p.res_num_local, 24 * 29 / 2);  // rows 17..40: 9, 9, 10, 10, .., 20, 20 pieces
   std::set<int> scaled(p.scale_rows.data(), p.scale_rows.data() + p.scale_rows.extent(0));
   for (int r = 0; r <= 40; ++r) EXPECT_EQ(scaled.count(r), r == 0 || r > 16 ? 1u : 0u) << r;
+}
+
+TEST(RsTileBuilder, ShortResidualPiecesUpToEightPerRow) {
+  // Pieces of 4 with items of at most 16: rows of up to 32 nonzeros in pieces
+  // of 4, rows of 33..128 in 8 longer pieces, longer rows in atomic pieces of 16.
+  for (const auto [len, pieces, atomic] : {std::tuple{0, 0, false},
+                                           {4, 1, false},
+                                           {5, 2, false},
+                                           {32, 8, false},
+                                           {33, 8, false},
+                                           {128, 8, false},
+                                           {129, 9, true},
+                                           {300, 19, true}}) {
+    const rsh::impl::ResidualCut cut = rsh::impl::residual_cut(len, 4, 16);
+    EXPECT_EQ(cut.pieces, pieces) << len;
+    EXPECT_EQ(cut.atomic, atomic) << len;
+  }
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r <= 140; ++r)
+    for (int c = 0; c < r; ++c) coo.push_back({r, (7 * c + r) % 200, 1.0});
+  rsh::Options o = options(rsh::Partition::kCudaCoreOnly, 64, 16);
+  o.residual_piece_nnz = 4;
+  const HostPattern p = check_invariants(rsh::impl::coo_to_crs(141, 200, coo), o);
+  for (int i = 0; i < p.res_num_items(); ++i) {
+    const int row = p.res_item_row(i), len = p.res_ptr(row + 1) - p.res_ptr(row);
+    const int piece = p.res_item_end(i) - p.res_item_begin(i);
+    if (len <= 32) EXPECT_LE(piece, 4) << "row of " << len;
+    if (len > 32 && len <= 128) EXPECT_LE(piece, 16) << "row of " << len;
+    EXPECT_EQ(i >= p.res_num_local, len > 128) << "row of " << len;
+  }
+}
+
+TEST(RsTileBuilder, ResidualPieceLengthByTheTimeModel) {
+  // A tiny matrix leaves the GPU idle: its longest item is the time, so
+  // CudaCoreOnly takes short pieces; a large one keeps the longest.
+  const HostCrs tiny = rsh::test::random_crs(64, 64, 16, rsh::test::fresh_seed());
+  const HostCrs large = rsh::test::random_crs(200000, 200000, 16, rsh::test::fresh_seed());
+  const rsh::Options o = options(rsh::Partition::kCudaCoreOnly, 64, 16);
+  for (int bytes : {2, 4}) {
+    EXPECT_LT(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kCudaCoreOnly, bytes), 16);
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(large, o, rsh::Partition::kCudaCoreOnly, bytes), 16);
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kRowStructured, bytes), 16);
+    rsh::Options fixed = o;
+    fixed.residual_piece_nnz = 8;
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(large, fixed, rsh::Partition::kCudaCoreOnly, bytes), 8);
+  }
+  const rsh::impl::Inspection x = rsh::impl::inspect(tiny, o, "test", 2);
+  int longest = 0;
+  for (int i = 0; i < x.pattern.res_num_items(); ++i)
+    longest = std::max(longest, x.pattern.res_item_end(i) - x.pattern.res_item_begin(i));
+  EXPECT_LT(longest, 16);
 }
 
 TEST(RsTileBuilder, AllTilesOrAllResidual) {
@@ -362,6 +416,11 @@ TEST(RsTileBuilder, RejectsMalformedCsr) {
   rsh::Options zero;
   zero.max_tiles_per_item = 0;
   EXPECT_THROW(rsh::impl::inspect(A, zero, "test"), std::invalid_argument);
+  for (int piece : {-1, 17}) {
+    rsh::Options bad_piece;
+    bad_piece.residual_piece_nnz = piece;  // max_residual_nnz_per_item is 16
+    EXPECT_THROW(rsh::impl::inspect(A, bad_piece, "test"), std::invalid_argument) << piece;
+  }
 }
 
 TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {

@@ -37,7 +37,7 @@ namespace {
 /// empty = identity) under `partition`; rows named by their ids in A.
 template <class Phase>
 HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order, const std::vector<int64_t>& source,
-                          Options options, Partition partition, PhaseTimes& times, Phase&& phase) {
+                          Options options, Partition partition, int value_bytes, PhaseTimes& times, Phase&& phase) {
   options.partition = partition;
   const RowPartition rows = partition_rows(ordered, options, {});  // DenseBlocks: all rows residual
   phase("partition", times.partition);
@@ -48,7 +48,7 @@ HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order,
     for (size_t j = 0; j < p.res_rows.extent(0); ++j) p.res_rows(j) = order[p.res_rows(j)];
   }
   phase("RS-Tile build", times.build);
-  build_schedule(p, options);
+  build_schedule(p, options, residual_piece_nnz(ordered, options, partition, value_bytes));
   p.dense_blocks = partition == Partition::kDenseBlocks;
   phase("schedule", times.schedule);
   return p;
@@ -68,6 +68,7 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
     timer.reset();
   };
   validate_crs(A, who);
+  check_item_bounds(options);
   out.signature = pattern_signature(A);
   std::vector<int64_t> source = sort_rows(A);
   phase("validate + sort", out.times.convert);
@@ -90,11 +91,11 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
   const HostCrs& ordered = order.empty() ? A : permuted;
   const bool choose = options.partition == Partition::kAuto;
   out.partition = choose ? Partition::kRowStructured : options.partition;
-  out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
+  out.pattern = build_pattern(ordered, order, source, options, out.partition, value_bytes, out.times, phase);
   if (choose) {
-    out.partition = partition_cost(ordered, out.pattern, options).choose(value_bytes);
+    out.partition = partition_cost(ordered, out.pattern, options, value_bytes).choose(value_bytes);
     if (out.partition != Partition::kRowStructured)
-      out.pattern = build_pattern(ordered, order, source, options, out.partition, out.times, phase);
+      out.pattern = build_pattern(ordered, order, source, options, out.partition, value_bytes, out.times, phase);
   }
   return out;
 }

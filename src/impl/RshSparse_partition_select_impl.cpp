@@ -13,9 +13,48 @@ double PartitionCost::tensor_core_us(int value_bytes) const {
   return 4.51 + 9.61e-3 * cta_max_tiles + 8.79e-4 * windows + 1.45e-4 * residual_nnz;
 }
 
+double CudaCoreCost::us(int value_bytes) const {
+  // Least squares over the 95 shared matrices under CudaCoreOnly at pieces of 4, 8 and 16 (H100,
+  // N = 128, perf_tests/results/h100_2026-11-23e.md; scripts/fit_partition_model.py): picking the
+  // piece by it gives x0.950 FP16 / x0.953 TF32 rsh time against pieces of 16 (best piece x0.944 / x0.946).
+  if (value_bytes == 2) return 2.26 + 3.99e-4 * items + 0.165 * longest + (split ? 2.35 : 0.0);
+  return 2.34 + 6.47e-4 * items + 0.149 * longest + (split ? 3.19 : 0.0);
+}
+
 double PartitionCost::cuda_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 4.39 + 4.66e-4 * cuda_items + (cuda_split ? 2.88 : 0.0);
-  return 4.33 + 7.89e-4 * cuda_items + (cuda_split ? 3.29 : 0.0);
+  return cuda.us(value_bytes);
+}
+
+CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len) {
+  CudaCoreCost c;
+  c.piece_nnz = piece_nnz;
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    const int64_t len = A.row_map[r + 1] - A.row_map[r];
+    const ResidualCut cut = residual_cut(len, piece_nnz, max_len);
+    if (cut.pieces == 0) continue;  // empty row
+    c.items += cut.pieces;
+    c.longest = std::max(c.longest, (len + cut.pieces - 1) / cut.pieces);
+    c.split = c.split || cut.atomic;
+  }
+  return c;
+}
+
+CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, int value_bytes) {
+  const int max_len = options.max_residual_nnz_per_item;
+  if (options.residual_piece_nnz != 0) return cuda_core_cost(A, options.residual_piece_nnz, max_len);
+  CudaCoreCost best = cuda_core_cost(A, max_len, max_len);
+  for (int piece : {8, 4})
+    if (piece < max_len) {
+      const CudaCoreCost c = cuda_core_cost(A, piece, max_len);
+      if (c.us(value_bytes) < best.us(value_bytes)) best = c;
+    }
+  return best;
+}
+
+int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, int value_bytes) {
+  if (options.residual_piece_nnz != 0) return options.residual_piece_nnz;
+  if (partition != Partition::kCudaCoreOnly) return options.max_residual_nnz_per_item;
+  return best_cuda_core_cost(A, options, value_bytes).piece_nnz;
 }
 
 double PartitionCost::dense_blocks_us(int value_bytes) const {
@@ -36,7 +75,7 @@ Partition PartitionCost::choose(int value_bytes) const {
   return dense_blocks_us(value_bytes) < sparse_us ? Partition::kDenseBlocks : sparse;
 }
 
-PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options) {
+PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options, int value_bytes) {
   PartitionCost c;
   for (int first = 0; first < p.tc_num_items(); first += kWindowsPerCta) {
     int longest = 0;
@@ -48,12 +87,7 @@ PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Optio
   c.nnz = A.nnz();
   c.dense_slots = DenseBlockLayout::slots(A.num_rows, A.num_cols);
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
-  const int per_item = options.max_residual_nnz_per_item;
-  for (int64_t r = 0; r < A.num_rows; ++r) {
-    const ResidualCut cut = residual_cut(A.row_map[r + 1] - A.row_map[r], per_item);
-    c.cuda_items += cut.pieces;
-    c.cuda_split = c.cuda_split || cut.atomic;
-  }
+  c.cuda = best_cuda_core_cost(A, options, value_bytes);
   return c;
 }
 

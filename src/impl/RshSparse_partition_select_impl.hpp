@@ -1,15 +1,15 @@
 #pragma once
 // Partition::kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix,
-// whichever a linear model of the kernel time predicts fastest. The
-// RowStructured / CudaCoreOnly model was fitted on
-// the H100 over the 95 shared matrices at N = 128 (FP16 and TF32 separately;
-// perf_tests/results/h100_2026-11-23b.md: GPU time of gated batches, the
-// CUDA-core launch with two batches in flight at >= 3 CTAs per SM): chosen
-// this way, leave-one-out, the suite's speedup over cuSPARSE goes from 1.098x
-// to 1.214x (FP16; 12 -> 5 matrices below 0.8x) and from 0.879x to 0.992x
-// (TF32; 35 -> 16), against 1.262x and 1.038x for the per-matrix best (the
-// previous coefficients: 1.192x and 0.987x). scripts/fit_partition_model.py
-// refits it from two benchmark runs (--rsh_partition=row and =cuda).
+// whichever a linear model of the kernel time predicts fastest, and for
+// CudaCoreOnly the residual piece length the same way. Fitted on the H100
+// over the 95 shared matrices at N = 128 (FP16 and TF32 separately; GPU time
+// of gated batches): the RowStructured model in
+// perf_tests/results/h100_2026-11-23b.md (with the CUDA-core model of then,
+// leave-one-out, the suite's speedup over cuSPARSE went from 1.098x to 1.214x
+// FP16 and from 0.879x to 0.992x TF32), the CudaCoreOnly one with the piece
+// length in h100_2026-11-23e.md, DenseBlocks on the DLMC layers in
+// h100_2026-11-23d.md. scripts/fit_partition_model.py and fit_dense_model.py
+// refit them from benchmark runs under one partition each.
 #include <cstdint>
 
 #include "RshSparse_spmm_options.hpp"
@@ -19,17 +19,38 @@
 namespace rsh {
 namespace impl {
 
-/// What the two partitions would make the kernels do.
+/// What CudaCoreOnly would make the kernel do with residual pieces of piece_nnz.
+struct CudaCoreCost {
+  int piece_nnz = 0;
+  /// Residual work items, and the longest one's nonzeros (a lane group walks
+  /// them in sequence: on a matrix too small to fill the GPU, that chain of
+  /// dependent loads is the time).
+  int64_t items = 0, longest = 0;
+  /// A row is long enough to be cut into pieces that add with atomics (then an
+  /// extra pre-scaling launch); shorter rows' pieces are summed inside one CTA.
+  bool split = false;
+
+  /// Predicted kernel time in microseconds; `value_bytes` 2 = FP16, else TF32.
+  double us(int value_bytes) const;
+};
+
+/// CudaCoreOnly's cost with pieces of piece_nnz (rows of A as stored).
+CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len);
+
+/// The residual piece length for `partition`: options.residual_piece_nnz when
+/// set; else for CudaCoreOnly the one of 4, 8 and max_residual_nnz_per_item
+/// the model predicts fastest, for the others max_residual_nnz_per_item.
+CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, int value_bytes);
+int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, int value_bytes);
+
+/// What the partitions would make the kernels do.
 struct PartitionCost {
   /// RowStructured: sum over CTAs (8 consecutive Tensor-Core work items) of
   /// the largest item's tiles (a CTA holds its SM slot until that one is
   /// done), windows, and residual nonzeros.
   int64_t cta_max_tiles = 0, windows = 0, residual_nnz = 0;
-  /// CudaCoreOnly: residual work items, and whether a row is long enough to
-  /// be cut into pieces that add with atomics (then an extra pre-scaling
-  /// launch); shorter rows' pieces are summed inside one CTA.
-  int64_t cuda_items = 0;
-  bool cuda_split = false;
+  /// CudaCoreOnly at its best piece length.
+  CudaCoreCost cuda;
   /// DenseBlocks: value slots of the dense 16 x 16 blocks (zeros included).
   int64_t dense_slots = 0;
 
@@ -57,7 +78,8 @@ constexpr int64_t kDenseModelMaxSlots = 4 << 20;
 
 /// Costs of A (rows in the order the pattern was built from) given its
 /// RowStructured pattern after scheduling.
-PartitionCost partition_cost(const HostCrs& A, const HostPattern& row_structured, const Options& options);
+PartitionCost partition_cost(const HostCrs& A, const HostPattern& row_structured, const Options& options,
+                             int value_bytes);
 
 }  // namespace impl
 }  // namespace rsh

@@ -73,14 +73,20 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
 
 /// How build_schedule cuts a residual row of `len` nonzeros: into `pieces`
 /// items (1: whole), which add into C with atomics or are summed in one CTA.
+/// Pieces of piece_nnz, at most kResidualPieceAlign of them (longer pieces
+/// then) for rows up to kResidualPieceAlign x max_len; longer rows in atomic pieces of max_len.
 struct ResidualCut {
   int pieces;
   bool atomic;
 };
-ResidualCut residual_cut(int64_t len, int max_len);
+ResidualCut residual_cut(int64_t len, int piece_nnz, int max_len);
 
-/// Adds the work items and scale rows of `options` to a built pattern.
-void build_schedule(HostPattern& pattern, const Options& options);
+/// Throws std::invalid_argument unless Options' work-item bounds are valid.
+void check_item_bounds(const Options& options);
+
+/// Adds the work items and scale rows of `options` to a built pattern, with
+/// residual pieces of `piece_nnz` (see residual_cut).
+void build_schedule(HostPattern& pattern, const Options& options, int piece_nnz);
 
 /// Copies every view of a pattern into another memory space.
 template <class MemorySpace, class Src>

@@ -51,19 +51,18 @@ int make_items(int owners, const HostPattern::View1<int>& offsets, int max_len, 
   return static_cast<int>(whole.size());
 }
 
-/// Residual items: rows of at most max_len nonzeros whole; longer rows in
-/// p <= kResidualPieceAlign pieces of at most max_len inside one aligned
-/// group of items, the gaps before a group filled with whole rows, else with
-/// empty padding items; longer rows still in atomic pieces at the end.
+/// Residual items: rows cut as residual_cut says; a row's local pieces sit
+/// inside one aligned group of items, the gaps before a group filled with
+/// whole rows, else with empty padding items; atomic pieces at the end.
 /// Returns the count of items before the atomic ones.
-int make_residual_items(HostPattern& p, int max_len, std::vector<char>& atomic_row) {
+int make_residual_items(HostPattern& p, int piece_nnz, int max_len, std::vector<char>& atomic_row) {
   const int rows = p.num_residual_rows();
   std::vector<Item> whole, local, atomic;
   std::vector<int> local_begin;  // first piece of each locally split row in `local`
   atomic_row.assign(rows, 0);
   for (int o = 0; o < rows; ++o) {
     const int b = p.res_ptr(o), e = p.res_ptr(o + 1);
-    const ResidualCut cut = residual_cut(e - b, max_len);
+    const ResidualCut cut = residual_cut(e - b, piece_nnz, max_len);
     if (cut.pieces == 1) {
       whole.push_back({o, b, e});
     } else if (!cut.atomic) {
@@ -106,23 +105,34 @@ int make_residual_items(HostPattern& p, int max_len, std::vector<char>& atomic_r
 
 }  // namespace
 
-ResidualCut residual_cut(int64_t len, int max_len) {
+ResidualCut residual_cut(int64_t len, int piece_nnz, int max_len) {
+  const int64_t pieces = (len + piece_nnz - 1) / piece_nnz;
+  if (pieces <= kResidualPieceAlign) return {static_cast<int>(pieces), false};
+  if (len <= int64_t(kResidualPieceAlign) * max_len) return {kResidualPieceAlign, false};
   // Longer pieces for long rows (fewer, to stay in one CTA) measured slower
   // than atomic pieces on the H100: rows of 200-350 nonzeros in 8 pieces ran
   // up to 1.9x longer than in 13-22 (perf_tests/results/h100_2026-11-22d.md).
-  const int64_t pieces = (len + max_len - 1) / max_len;
-  return {static_cast<int>(pieces), pieces > kResidualPieceAlign};
+  return {static_cast<int>((len + max_len - 1) / max_len), true};
 }
 
-void build_schedule(HostPattern& p, const Options& options) {
-  if (options.max_tiles_per_item < 1 || options.max_residual_nnz_per_item < 1)
-    throw std::invalid_argument(
-        "rsh::Options: max_tiles_per_item = " + std::to_string(options.max_tiles_per_item) +
-        " and max_residual_nnz_per_item = " + std::to_string(options.max_residual_nnz_per_item) + " must be >= 1");
+void check_item_bounds(const Options& options) {
+  const int max_len = options.max_residual_nnz_per_item, piece = options.residual_piece_nnz;
+  if (options.max_tiles_per_item < 1 || max_len < 1 || piece < 0 || piece > max_len)
+    throw std::invalid_argument("rsh::Options: max_tiles_per_item = " + std::to_string(options.max_tiles_per_item) +
+                                " and max_residual_nnz_per_item = " + std::to_string(max_len) +
+                                " must be >= 1, residual_piece_nnz = " + std::to_string(piece) +
+                                " in [0, max_residual_nnz_per_item]");
+}
+
+void build_schedule(HostPattern& p, const Options& options, int piece_nnz) {
+  check_item_bounds(options);
+  if (piece_nnz < 1 || piece_nnz > options.max_residual_nnz_per_item)
+    throw std::invalid_argument("rsh::build_schedule: residual piece of " + std::to_string(piece_nnz) +
+                                " nonzeros outside [1, max_residual_nnz_per_item]");
   std::vector<char> split_window, atomic_row;
   p.tc_num_unsplit = make_items(p.num_windows(), p.window_tile_offset, options.max_tiles_per_item, p.tc_item_window,
                                 p.tc_item_tile_begin, p.tc_item_tile_end, split_window, "rsh::tc_item");
-  p.res_num_local = make_residual_items(p, options.max_residual_nnz_per_item, atomic_row);
+  p.res_num_local = make_residual_items(p, piece_nnz, options.max_residual_nnz_per_item, atomic_row);
 
   // Rows no unsplit item stores: pieces' rows and empty rows outside windows.
   std::vector<char> stored_once(p.num_rows, 0);
