@@ -66,6 +66,24 @@ void allow_block_kernel_smem() {
   RSH_CUDA_CHECK(cudaFuncSetAttribute(block_kernel<T, float>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
 }
 
+/// Launches a multiply kernel of 256-thread CTAs; behind the beta pre-scaling
+/// (`after_scale`) with programmatic dependent launch, so that its CTAs start
+/// while the pre-scaling runs and only its atomic adds wait for it.
+template <class Params>
+void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool after_scale, cudaStream_t stream,
+                 const char* name) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(kResThreadsPerBlock);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr, cfg.numAttrs = after_scale ? 1 : 0;
+  cudaLaunchKernelEx(&cfg, kernel, p);
+  check_launch(name);
+}
+
 /// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
 template <class T, class OutT>
 void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, cudaStream_t stream) {
@@ -231,9 +249,9 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   }
 
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
-  if (d.num_scale_rows > 0) {
-    const int64_t total = int64_t(d.num_scale_rows) * n;
-    const int blocks = static_cast<int>(std::min<int64_t>((total + 255) / 256, 4096));
+  const bool scaled = d.num_scale_rows > 0;
+  if (scaled) {
+    const int blocks = std::min((d.num_scale_rows + 7) / 8, 4096);  // a warp a row
     detail::scale_rows_kernel<OutT><<<blocks, 256, 0, stream>>>(d.scale_rows.get(), d.num_scale_rows, c_ref, beta);
     detail::check_launch("scale_rows_kernel");
   }
@@ -295,12 +313,9 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const int64_t blocks = p.tc_blocks + p.res_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
-  if (p.tc_blocks == 0) {
-    detail::residual_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
-    return detail::check_launch("residual_kernel");
-  }
-  detail::spmm_kernel<T, OutT><<<static_cast<unsigned>(blocks), detail::kResThreadsPerBlock, 0, stream>>>(p);
-  detail::check_launch("spmm_kernel");
+  if (p.tc_blocks == 0)
+    return detail::launch_spmm(detail::residual_kernel<T, OutT>, p, blocks, scaled, stream, "residual_kernel");
+  detail::launch_spmm(detail::spmm_kernel<T, OutT>, p, blocks, scaled, stream, "spmm_kernel");
 }
 
 }  // namespace cuda

@@ -1,7 +1,12 @@
 #pragma once
-// Access to the dense B and C shared by both kernels: V consecutive
-// features of one row, as 16-byte vectors where the layout allows it
-// (row-major, aligned, in range) and element by element otherwise.
+// Access to the dense B and C shared by both kernels: V features of one
+// row, as 16-byte vectors where the layout allows it (row-major, aligned, in
+// range) and element by element otherwise. A lane's features come in quads
+// (4 consecutive features) `qs` apart: feature(i) = f + (i / 4) * qs + i % 4;
+// qs = 4 (the default) is V consecutive features. Lanes of FP32 rows take
+// quads 4 x (lanes) apart, so that each 16-byte access of a lane group covers
+// whole 32-byte sectors (consecutive 8-float runs used half of each sector per
+// instruction: Nsight Compute, tolokers TF32). Vectors of 8 halves need qs = 4.
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -42,22 +47,29 @@ __device__ __forceinline__ __half from_float<__half>(float x) {
   return __float2half_rn(x);
 }
 
-/// V consecutive features of one row of B as raw 32-bit words (two halves or
-/// one float each), loaded with 16-byte vectors where the layout allows. A row
-/// index < 0 (tile padding) or features past n read as zero.
+/// Feature of a lane's element i (see the top of the file).
+__device__ __forceinline__ int quad_feature(int f, int i, int qs) {
+  return f + (i / 4) * qs + i % 4;
+}
+
+/// V features of one row of B (quads qs apart) as raw 32-bit words (two
+/// halves or one float each), loaded with 16-byte vectors where the layout
+/// allows. A row index < 0 (tile padding) or features past n read as zero.
 template <class T, int V>
 struct RawRow {
   static constexpr int kWords = V * int(sizeof(T)) / 4;
   static constexpr int kChunks = V * int(sizeof(T)) / 16;
+  static constexpr int kChunkElems = 16 / int(sizeof(T));
   static_assert(kChunks >= 1 && V * sizeof(T) % 16 == 0, "rsh::spmm: a lane loads whole 16-byte vectors");
   uint32_t w[kWords];
 
-  __device__ __forceinline__ void load(const DenseRef<const T>& B, int row, int f) {
-    if (row >= 0 && B.vec && f + V <= B.n) {
-      const uint4* src = reinterpret_cast<const uint4*>(B.ptr + row * B.row_stride + f);
+  __device__ __forceinline__ void load(const DenseRef<const T>& B, int row, int f, int qs = 4) {
+    // Vectors need every chunk in range; n is then a multiple of 8, so a chunk is wholly in or out.
+    if (row >= 0 && B.vec && quad_feature(f, V - 1, qs) < B.n) {
+      const T* src = B.ptr + row * B.row_stride;
 #pragma unroll
       for (int c = 0; c < kChunks; ++c) {
-        const uint4 u = __ldg(src + c);
+        const uint4 u = __ldg(reinterpret_cast<const uint4*>(src + quad_feature(f, c * kChunkElems, qs)));
         w[4 * c] = u.x, w[4 * c + 1] = u.y, w[4 * c + 2] = u.z, w[4 * c + 3] = u.w;
       }
       return;
@@ -68,8 +80,8 @@ struct RawRow {
       uint32_t word = 0;
 #pragma unroll
       for (int h = 0; h < kPerWord; ++h) {
-        const int i = j * kPerWord + h;
-        const T x = (row >= 0 && f + i < B.n) ? B.ptr[row * B.row_stride + (f + i) * B.col_stride] : from_float<T>(0.f);
+        const int fi = quad_feature(f, j * kPerWord + h, qs);
+        const T x = (row >= 0 && fi < B.n) ? B.ptr[row * B.row_stride + fi * B.col_stride] : from_float<T>(0.f);
         word |= bits(x) << (16 * h);
       }
       w[j] = word;
@@ -107,18 +119,18 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-/// C(row, f .. f+V-1) += v with 16-byte vector reductions (sm_90): one per 4
+/// C(row, features) += v with 16-byte vector reductions (sm_90): one per 4
 /// floats or 8 halves, instead of V scalar atomics.
 template <int V>
-__device__ __forceinline__ void red_add(float* c, const float (&v)[V]) {
+__device__ __forceinline__ void red_add(float* c, const float (&v)[V], int qs) {
 #pragma unroll
   for (int h = 0; h < V / 4; ++h)
-    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 4 * h), "f"(v[4 * h]), "f"(v[4 * h + 1]),
+    asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(c + h * qs), "f"(v[4 * h]), "f"(v[4 * h + 1]),
                  "f"(v[4 * h + 2]), "f"(v[4 * h + 3])
                  : "memory");
 }
 template <int V>
-__device__ __forceinline__ void red_add(__half* c, const float (&v)[V]) {
+__device__ __forceinline__ void red_add(__half* c, const float (&v)[V], int /* qs: 4 */) {
   static_assert(V % 8 == 0, "rsh::spmm: half reductions go 8 halves at a time");
 #pragma unroll
   for (int h = 0; h < V / 8; ++h) {
@@ -137,50 +149,64 @@ __device__ __forceinline__ void red_add(__half* c, const float (&v)[V]) {
 /// Element by element (any layout, features past n skipped): C = alpha * acc + beta * C.
 template <class OutT, int V>
 __device__ __forceinline__ void store_elements(const DenseRef<OutT>& C, OutT* row_base, int f, const Frag<V>& acc,
-                                               float alpha, float beta) {
+                                               float alpha, float beta, int qs = 4) {
   for (int i = 0; i < V; ++i) {
-    if (f + i >= C.n) break;
-    OutT& c = row_base[(f + i) * C.col_stride];
+    const int fi = quad_feature(f, i, qs);
+    if (fi >= C.n) break;  // features grow with i
+    OutT& c = row_base[fi * C.col_stride];
     c = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(c) : alpha * acc.v[i]);
   }
 }
 
-/// C(row, f .. f+V-1) = alpha * acc + beta * C (beta == 0: C not read), or,
+/// Waits until the grid this one was launched behind with programmatic
+/// dependent launch (the beta pre-scaling of the rows atomics add into) has
+/// finished and its stores are visible; returns at once in a plain launch.
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+/// C(row, features) = alpha * acc + beta * C (beta == 0: C not read), or,
 /// for split work, C += alpha * acc with atomics (C pre-scaled by beta).
 template <class OutT, int V>
 __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int f, const Frag<V>& acc, float alpha,
-                                          float beta, bool atomic) {
+                                          float beta, bool atomic, int qs = 4) {
   static_assert(V * sizeof(OutT) % 16 == 0, "rsh::spmm: a lane stores whole 16-byte vectors");
+  constexpr int kChunkElems = 16 / int(sizeof(OutT));
   OutT* base = C.ptr + row * C.row_stride;
+  const bool vec = C.vec && quad_feature(f, V - 1, qs) < C.n;  // every chunk in range (n a multiple of 8)
   if (atomic) {
+    wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (C.vec && f + V <= C.n) {
+    if (vec) {
       float v[V];
 #pragma unroll
       for (int i = 0; i < V; ++i) v[i] = alpha * acc.v[i];
-      return red_add<V>(base + f, v);
+      return red_add<V>(base + f, v, qs);
     }
 #endif
-    for (int i = 0; i < V; ++i)
-      if (f + i < C.n) atomicAdd(base + (f + i) * C.col_stride, from_float<OutT>(alpha * acc.v[i]));
-    return;
-  }
-  if (C.vec && f + V <= C.n) {
-    alignas(16) OutT out[V];
-    if (beta != 0.f) {
-      const OutT* old = base + f;
-#pragma unroll
-      for (int i = 0; i < V; ++i) out[i] = from_float<OutT>(alpha * acc.v[i] + beta * to_float(old[i]));
-    } else {
-#pragma unroll
-      for (int i = 0; i < V; ++i) out[i] = from_float<OutT>(alpha * acc.v[i]);
+    for (int i = 0; i < V; ++i) {
+      const int fi = quad_feature(f, i, qs);
+      if (fi < C.n) atomicAdd(base + fi * C.col_stride, from_float<OutT>(alpha * acc.v[i]));
     }
-#pragma unroll
-    for (int i = 0; i < V * int(sizeof(OutT)) / 16; ++i)
-      reinterpret_cast<uint4*>(base + f)[i] = reinterpret_cast<const uint4*>(out)[i];
     return;
   }
-  store_elements(C, base, f, acc, alpha, beta);
+  if (vec) {
+#pragma unroll
+    for (int c = 0; c < V / kChunkElems; ++c) {
+      OutT* dst = base + quad_feature(f, c * kChunkElems, qs);
+      alignas(16) OutT out[kChunkElems];
+#pragma unroll
+      for (int i = 0; i < kChunkElems; ++i) {
+        const float x = alpha * acc.v[c * kChunkElems + i];
+        out[i] = from_float<OutT>(beta != 0.f ? x + beta * to_float(dst[i]) : x);
+      }
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(out);
+    }
+    return;
+  }
+  store_elements(C, base, f, acc, alpha, beta, qs);
 }
 
 /// C(row, f .. f+V-1) = alpha * acc + beta * C (beta == 0: C not read) for

@@ -55,14 +55,17 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
 /// of 4 (FP16) / 8 (FP32) rows at 2 CTAs: rsh time x0.94 FP16, x0.96-0.97
 /// TF32 (two runs). Warps count more than loads in flight: the same loop at 2
 /// CTAs per SM x1.14 / x1.06 against 3-4, batches of 1 at 4 CTAs x1.056 /
-/// x1.023, at 5 CTAs x1.045 / x1.122.
+/// x1.023, at 5 CTAs x1.045 / x1.122. The CTAs per SM are asked for
+/// explicitly: left at 3, FP16 grew to 72 registers (3 CTAs) with the quad
+/// stride of the FP32 layout and ran x1.02 slower.
 constexpr int kResidualBatch = 2;
-#ifndef RSH_RES_MIN_BLOCKS
-#define RSH_RES_MIN_BLOCKS 3
-#endif
+template <class T>
+constexpr int residual_min_blocks() {
+  return sizeof(T) == 2 ? 4 : 3;
+}
 
 template <class T, class OutT>
-__global__ void __launch_bounds__(kResThreadsPerBlock, RSH_RES_MIN_BLOCKS)
+__global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ float partials[8 * kResThreadsPerBlock];
   residual_block<kResidualBatch>(p.res, blockIdx.x, partials);

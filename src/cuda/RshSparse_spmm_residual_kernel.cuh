@@ -60,14 +60,14 @@ struct ResidualBatch {
   float a[kBatch];
 
   __device__ __forceinline__ void load(const DenseRef<const T>& B, int my_col, float my_val, int first, int count,
-                                       unsigned mask, int G, int f) {
+                                       unsigned mask, int G, int f, int qs) {
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const bool valid = first + u < count;  // uniform in the group
       const int src = valid ? first + u : first;
       const float v = __shfl_sync(mask, my_val, src, G);
       a[u] = valid ? v : 0.f;
-      b[u].load(B, __shfl_sync(mask, my_col, src, G), f);
+      b[u].load(B, __shfl_sync(mask, my_col, src, G), f, qs);
     }
   }
   __device__ __forceinline__ void accumulate(Frag<8>& acc) const {
@@ -91,7 +91,9 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   // holds the B rows of one slice only.
   const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
   const int item = item_block * (kResThreadsPerBlock / G) + threadIdx.x / G;
-  const int f = slice * 8 * G + 8 * lane_in_group;
+  // FP16: 8 consecutive features a lane; FP32: two quads 4 x G apart (whole sectors a load, see dense_access).
+  const int qs = sizeof(T) == 4 ? 4 * G : 4;
+  const int f = slice * 8 * G + (sizeof(T) == 4 ? 4 : 8) * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   // Small matrices are latency-bound: one load before the first column id.
   const bool has_item = item < p.num_items;  // whole groups alike
@@ -105,12 +107,12 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
     const float my_val = k < k_end ? to_float(p.values[k]) : 0.f;
     const int count = min(G, k_end - base);
     ResidualBatch<kBatch, T> even, odd;
-    even.load(p.B, my_col, my_val, 0, count, mask, G, f);
+    even.load(p.B, my_col, my_val, 0, count, mask, G, f, qs);
     for (int i0 = 0;; i0 += 2 * kBatch) {
-      if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f);
+      if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f, qs);
       even.accumulate(acc);
       if (i0 + kBatch >= count) break;
-      if (i0 + 2 * kBatch < count) even.load(p.B, my_col, my_val, i0 + 2 * kBatch, count, mask, G, f);
+      if (i0 + 2 * kBatch < count) even.load(p.B, my_col, my_val, i0 + 2 * kBatch, count, mask, G, f, qs);
       odd.accumulate(acc);
       if (i0 + 2 * kBatch >= count) break;
     }
@@ -130,17 +132,37 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
 #pragma unroll
       for (int x = 0; x < 8; ++x) acc.v[x] += mine[x * kResThreadsPerBlock + j * G];
   }
-  if (pieces > 0 && f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_local);
+  if (pieces > 0 && f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_local, qs);
 }
 
 /// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros):
-/// the rows of atomic work items, before those add into them.
+/// the rows of atomic work items, before those add into them. A warp a row,
+/// lanes over its features (16-byte vectors where C allows). The multiply
+/// launches behind it with programmatic dependent launch: its CTAs start at
+/// once and only atomic items wait for this grid (wait_for_prior_grid).
 template <class OutT>
 __global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
-  const int64_t total = int64_t(num_rows) * C.n;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
-    OutT& c = C.ptr[rows[i / C.n] * C.row_stride + (i % C.n) * C.col_stride];
-    c = from_float<OutT>(beta != 0.f ? beta * to_float(c) : 0.f);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+  constexpr int kVec = 16 / int(sizeof(OutT));
+  const int lane = threadIdx.x % 32, warps = gridDim.x * (blockDim.x / 32);
+  for (int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; r < num_rows; r += warps) {
+    OutT* base = C.ptr + rows[r] * C.row_stride;
+    if (C.vec) {  // n a multiple of 8, rows 16-byte aligned
+      for (int f = kVec * lane; f < C.n; f += kVec * 32) {
+        alignas(16) OutT x[kVec];
+        *reinterpret_cast<uint4*>(x) = beta != 0.f ? *reinterpret_cast<const uint4*>(base + f) : uint4{0, 0, 0, 0};
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) x[i] = from_float<OutT>(beta * to_float(x[i]));
+        *reinterpret_cast<uint4*>(base + f) = *reinterpret_cast<const uint4*>(x);
+      }
+    } else {
+      for (int f = lane; f < C.n; f += 32) {
+        OutT& c = base[f * C.col_stride];
+        c = from_float<OutT>(beta != 0.f ? beta * to_float(c) : 0.f);
+      }
+    }
   }
 }
 

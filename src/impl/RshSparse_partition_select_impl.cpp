@@ -9,16 +9,16 @@ namespace rsh {
 namespace impl {
 
 double PartitionCost::tensor_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 4.85 + 5.26e-3 * cta_max_tiles + 8.28e-4 * windows + 6.53e-5 * residual_nnz;
-  return 4.51 + 9.61e-3 * cta_max_tiles + 8.79e-4 * windows + 1.45e-4 * residual_nnz;
+  if (value_bytes == 2) return 4.97 + 4.88e-3 * cta_max_tiles + 1.10e-3 * windows + 6.28e-5 * residual_nnz;
+  return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
 }
 
 double CudaCoreCost::us(int value_bytes) const {
   // Least squares over the 95 shared matrices under CudaCoreOnly at pieces of 4, 8 and 16 (H100,
   // N = 128, perf_tests/results/h100_2026-11-23e.md; scripts/fit_partition_model.py): picking the
-  // piece by it gives x0.950 FP16 / x0.953 TF32 rsh time against pieces of 16 (best piece x0.944 / x0.946).
-  if (value_bytes == 2) return 2.26 + 3.99e-4 * items + 0.165 * longest + (split ? 2.35 : 0.0);
-  return 2.34 + 6.47e-4 * items + 0.149 * longest + (split ? 3.19 : 0.0);
+  // piece by it gives x0.955 FP16 / x0.957 TF32 rsh time against pieces of 16 (best piece x0.945 / x0.947).
+  if (value_bytes == 2) return 2.67 + 2.77e-4 * items + 1.89e-5 * nnz + 0.138 * longest + (split ? 0.18 : 0.0);
+  return 2.65 + 4.13e-4 * items + 2.91e-5 * nnz + 0.132 * longest + (split ? 0.226 : 0.0);
 }
 
 double PartitionCost::cuda_core_us(int value_bytes) const {
@@ -28,6 +28,7 @@ double PartitionCost::cuda_core_us(int value_bytes) const {
 CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len) {
   CudaCoreCost c;
   c.piece_nnz = piece_nnz;
+  c.nnz = A.nnz();
   for (int64_t r = 0; r < A.num_rows; ++r) {
     const int64_t len = A.row_map[r + 1] - A.row_map[r];
     const ResidualCut cut = residual_cut(len, piece_nnz, max_len);

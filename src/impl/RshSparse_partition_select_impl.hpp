@@ -26,6 +26,7 @@ struct CudaCoreCost {
   /// them in sequence: on a matrix too small to fill the GPU, that chain of
   /// dependent loads is the time).
   int64_t items = 0, longest = 0;
+  int64_t nnz = 0;
   /// A row is long enough to be cut into pieces that add with atomics (then an
   /// extra pre-scaling launch); shorter rows' pieces are summed inside one CTA.
   bool split = false;
@@ -72,9 +73,13 @@ struct PartitionCost {
 
 /// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.
 constexpr int64_t kPartitionModelMaxNnz = 2200000;
-/// Largest dense-block layout (value slots) kAuto considers: the DenseBlocks
-/// model was fitted on pruned layers of up to 2M slots (4 MB in FP16).
-constexpr int64_t kDenseModelMaxSlots = 4 << 20;
+/// Largest dense-block layout (value slots) kAuto considers, which bounds the
+/// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was
+/// fitted on pruned layers of up to 2M slots and holds further out: ogbl-ddi
+/// (4267 x 4267, 18M slots, 12% dense) ran 60.4 us FP16 / 92.2 us TF32 under
+/// DenseBlocks where it predicts 59 / 114 (CUDA-core path 91 / 150 us, H100,
+/// N = 128, perf_tests/results/h100_2026-11-23e.md).
+constexpr int64_t kDenseModelMaxSlots = 32 << 20;
 
 /// Costs of A (rows in the order the pattern was built from) given its
 /// RowStructured pattern after scheduling.
