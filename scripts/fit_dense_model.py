@@ -2,12 +2,14 @@
 """Fits the DenseBlocks time model of Partition::kAuto
 (PartitionCost::dense_blocks_us in src/impl/RshSparse_partition_select_impl.cpp)
 from an rsh_spmm_benchmark run with --rsh_partition=dense: per precision, least
-squares of the rsh time (us) on the dense layout's value slots,
+squares on relative error (as fit_partition_model.py) of the rsh time (us) on the
+dense layout's value slots,
   t = a + b * slots,  slots = ceil(m / 64) * 64 * ceil(k / 16) * 16.
-Plain Python (no numpy). Usage: fit_dense_model.py DENSE.json[.gz]"""
+Plain Python. Usage: fit_dense_model.py DENSE.json[.gz]"""
 import sys
 
 import bench_json
+from fit_partition_model import fit, predict
 
 
 def main(path):
@@ -20,13 +22,9 @@ def main(path):
         slots = (m + 63) // 64 * 64 * ((k + 15) // 16 * 16)
         points.setdefault(parts[-4], []).append((slots, b['real_time']))
     for prec, pts in sorted(points.items()):
-        n = len(pts)
-        mx = sum(x for x, _ in pts) / n
-        my = sum(y for _, y in pts) / n
-        b = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
-        a = my - b * mx
-        worst = max(abs(a + b * x - y) for x, y in pts)
-        print(f'{prec}: {n} matrices, t = {a:.2f} + {b:.3e} * slots us, max residual {worst:.2f} us')
+        a, b = fit([[1, x] for x, _ in pts], [y for _, y in pts])
+        worst = max(abs(predict([a, b], [1, x]) / y - 1) for x, y in pts)
+        print(f'{prec}: {len(pts)} matrices, t = {a:.2f} + {b:.3e} * slots us, max relative error {worst:.0%}')
 
 
 if __name__ == '__main__':
