@@ -95,10 +95,12 @@ struct Options {
   int max_tiles_per_item = 64;
   int max_residual_nnz_per_item = 16;
   /// Residual item length for rows of up to 8 x max_residual_nnz_per_item
-  /// nonzeros (cut into at most 8 pieces, summed in one CTA). 0: chosen per
-  /// matrix; CudaCoreOnly takes 4, 8 or max_residual_nnz_per_item by kAuto's
-  /// time model (a small matrix leaves the GPU idle, and its time is the
-  /// longest item's chain of dependent loads), the other partitions the maximum.
+  /// nonzeros (cut into at most 8 pieces, summed in one CTA); longer rows go
+  /// in atomic pieces of max_residual_nnz_per_item. 0: chosen per matrix;
+  /// CudaCoreOnly takes 4, 8, max_residual_nnz_per_item or twice that by
+  /// kAuto's time model (a small matrix leaves the GPU idle, and its time is
+  /// the longest item's chain of dependent loads; on a large one fewer items
+  /// fill the last wave of CTAs better), the other partitions the maximum.
   int residual_piece_nnz = 0;
   SpmmAlgorithm algorithm = SpmmAlgorithm::kDefault;
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).

@@ -26,11 +26,12 @@ using rsh::impl::HostPattern;
 /// store-once items are empty padding; atomic pieces are short.
 void check_residual_items(const rsh::Options& opt, const HostPattern& p) {
   using rsh::impl::kResidualPieceAlign;
-  const int max_len = opt.max_residual_nnz_per_item;
+  const int max_len = opt.max_residual_nnz_per_item;  // atomic pieces; others up to the piece length
+  const int max_piece = std::max(max_len, opt.residual_piece_nnz ? opt.residual_piece_nnz : 2 * max_len);
   std::vector<int> nz_cover(p.res_cols.extent(0), 0), headed(p.res_num_items(), 0);
   for (int i = 0; i < p.res_num_items(); ++i) {
     const int len = p.res_item_end(i) - p.res_item_begin(i);
-    EXPECT_LE(len, max_len);
+    EXPECT_LE(len, i >= p.res_num_local ? max_len : max_piece);
     for (int k = p.res_item_begin(i); k < p.res_item_end(i); ++k) ++nz_cover[k];
     const int pieces = p.res_item_pieces(i);
     if (i >= p.res_num_local) {
@@ -289,6 +290,12 @@ TEST(RsTileBuilder, ShortResidualPiecesUpToEightPerRow) {
     EXPECT_EQ(cut.pieces, pieces) << len;
     EXPECT_EQ(cut.atomic, atomic) << len;
   }
+  // Pieces longer than the maximum: rows up to 8 x 16 in pieces of 32, longer ones atomic as before.
+  for (const auto [len, pieces, atomic] : {std::tuple{32, 1, false}, {45, 2, false}, {128, 4, false}, {129, 9, true}}) {
+    const rsh::impl::ResidualCut cut = rsh::impl::residual_cut(len, 32, 16);
+    EXPECT_EQ(cut.pieces, pieces) << len;
+    EXPECT_EQ(cut.atomic, atomic) << len;
+  }
   std::vector<rsh::impl::CooEntry> coo;
   for (int r = 0; r <= 140; ++r)
     for (int c = 0; c < r; ++c) coo.push_back({r, (7 * c + r) % 200, 1.0});
@@ -416,11 +423,9 @@ TEST(RsTileBuilder, RejectsMalformedCsr) {
   rsh::Options zero;
   zero.max_tiles_per_item = 0;
   EXPECT_THROW(rsh::impl::inspect(A, zero, "test"), std::invalid_argument);
-  for (int piece : {-1, 17}) {
-    rsh::Options bad_piece;
-    bad_piece.residual_piece_nnz = piece;  // max_residual_nnz_per_item is 16
-    EXPECT_THROW(rsh::impl::inspect(A, bad_piece, "test"), std::invalid_argument) << piece;
-  }
+  rsh::Options bad_piece;
+  bad_piece.residual_piece_nnz = -1;
+  EXPECT_THROW(rsh::impl::inspect(A, bad_piece, "test"), std::invalid_argument);
 }
 
 TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {

@@ -14,11 +14,11 @@ double PartitionCost::tensor_core_us(int value_bytes) const {
 }
 
 double CudaCoreCost::us(int value_bytes) const {
-  // Least squares over the 95 shared matrices under CudaCoreOnly at pieces of 4, 8 and 16 (H100,
+  // Least squares over the 95 shared matrices under CudaCoreOnly at pieces of 4, 8, 16 and 32 (H100,
   // N = 128, perf_tests/results/h100_2026-11-23e.md; scripts/fit_partition_model.py): picking the
-  // piece by it gives x0.955 FP16 / x0.957 TF32 rsh time against pieces of 16 (best piece x0.945 / x0.947).
-  if (value_bytes == 2) return 2.67 + 2.77e-4 * items + 1.89e-5 * nnz + 0.138 * longest + (split ? 0.18 : 0.0);
-  return 2.65 + 4.13e-4 * items + 2.91e-5 * nnz + 0.132 * longest + (split ? 0.226 : 0.0);
+  // piece by it gives x0.953 FP16 / x0.955 TF32 rsh time against pieces of 16 (best piece x0.941 / x0.937).
+  if (value_bytes == 2) return 2.64 + 2.87e-4 * items + 1.78e-5 * nnz + 0.139 * longest + (split ? 0.171 : 0.0);
+  return 2.59 + 4.34e-4 * items + 2.70e-5 * nnz + 0.136 * longest + (split ? 0.205 : 0.0);
 }
 
 double PartitionCost::cuda_core_us(int value_bytes) const {
@@ -44,8 +44,8 @@ CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, int v
   const int max_len = options.max_residual_nnz_per_item;
   if (options.residual_piece_nnz != 0) return cuda_core_cost(A, options.residual_piece_nnz, max_len);
   CudaCoreCost best = cuda_core_cost(A, max_len, max_len);
-  for (int piece : {8, 4})
-    if (piece < max_len) {
+  for (int piece : {4, 8, 2 * max_len})
+    if (piece != max_len) {
       const CudaCoreCost c = cuda_core_cost(A, piece, max_len);
       if (c.us(value_bytes) < best.us(value_bytes)) best = c;
     }

@@ -39,8 +39,8 @@ struct CudaCoreCost {
 CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len);
 
 /// The residual piece length for `partition`: options.residual_piece_nnz when
-/// set; else for CudaCoreOnly the one of 4, 8 and max_residual_nnz_per_item
-/// the model predicts fastest, for the others max_residual_nnz_per_item.
+/// set; else for CudaCoreOnly the one of 4, 8, max_residual_nnz_per_item and
+/// twice that the model predicts fastest, for the others max_residual_nnz_per_item.
 CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, int value_bytes);
 int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, int value_bytes);
 

@@ -73,8 +73,9 @@ HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const 
 
 /// How build_schedule cuts a residual row of `len` nonzeros: into `pieces`
 /// items (1: whole), which add into C with atomics or are summed in one CTA.
-/// Pieces of piece_nnz, at most kResidualPieceAlign of them (longer pieces
-/// then) for rows up to kResidualPieceAlign x max_len; longer rows in atomic pieces of max_len.
+/// Rows of up to kResidualPieceAlign x max_len nonzeros: pieces of piece_nnz,
+/// at most kResidualPieceAlign of them (longer pieces then), summed in one
+/// CTA; longer rows: atomic pieces of max_len.
 struct ResidualCut {
   int pieces;
   bool atomic;
