@@ -325,6 +325,13 @@ TEST(RsTileBuilder, ResidualPieceLengthByTheTimeModel) {
     fixed.residual_piece_nnz = 8;
     EXPECT_EQ(rsh::impl::residual_piece_nnz(large, fixed, rsh::Partition::kCudaCoreOnly, bytes), 8);
   }
+  // Many rows of 45 (as EX5): two pieces a row fill the GPU's last wave of CTAs better than three.
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r < 6545; ++r)
+    for (int k = 0; k < 45; ++k) coo.push_back({r, (7 * r + 97 * k) % 6545, 1.0});
+  const HostCrs uniform = rsh::impl::coo_to_crs(6545, 6545, coo);
+  for (int bytes : {2, 4})
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(uniform, o, rsh::Partition::kCudaCoreOnly, bytes), 32);
   const rsh::impl::Inspection x = rsh::impl::inspect(tiny, o, "test", 2);
   int longest = 0;
   for (int i = 0; i < x.pattern.res_num_items(); ++i)
