@@ -313,7 +313,7 @@ TEST(RsTileBuilder, ShortResidualPiecesUpToEightPerRow) {
 
 TEST(RsTileBuilder, ResidualPieceLengthByTheTimeModel) {
   // A tiny matrix leaves the GPU idle: its longest item is the time, so
-  // CudaCoreOnly takes short pieces; a large one keeps the longest.
+  // CudaCoreOnly takes short pieces; a large one of short rows keeps pieces of 16.
   const HostCrs tiny = rsh::test::random_crs(64, 64, 16, rsh::test::fresh_seed());
   const HostCrs large = rsh::test::random_crs(200000, 200000, 16, rsh::test::fresh_seed());
   const rsh::Options o = options(rsh::Partition::kCudaCoreOnly, 64, 16);
