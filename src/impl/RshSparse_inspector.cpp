@@ -33,11 +33,12 @@ uint64_t pattern_signature(const HostCrs& A) {
 
 namespace {
 
-/// Partition, RS-Tile build and schedule of `ordered` (A's rows in `order`,
-/// empty = identity) under `partition`; rows named by their ids in A.
+/// Partition, RS-Tile build and schedule (residual pieces of piece_nnz) of
+/// `ordered` (A's rows in `order`, empty = identity) under `partition`; rows
+/// named by their ids in A.
 template <class Phase>
 HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order, const std::vector<int64_t>& source,
-                          Options options, Partition partition, int value_bytes, PhaseTimes& times, Phase&& phase) {
+                          Options options, Partition partition, int piece_nnz, PhaseTimes& times, Phase&& phase) {
   options.partition = partition;
   const RowPartition rows = partition_rows(ordered, options, {});  // DenseBlocks: all rows residual
   phase("partition", times.partition);
@@ -48,7 +49,7 @@ HostPattern build_pattern(const HostCrs& ordered, const std::vector<int>& order,
     for (size_t j = 0; j < p.res_rows.extent(0); ++j) p.res_rows(j) = order[p.res_rows(j)];
   }
   phase("RS-Tile build", times.build);
-  build_schedule(p, options, residual_piece_nnz(ordered, options, partition, value_bytes));
+  build_schedule(p, options, piece_nnz);
   p.dense_blocks = partition == Partition::kDenseBlocks;
   phase("schedule", times.schedule);
   return p;
@@ -91,11 +92,17 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
   const HostCrs& ordered = order.empty() ? A : permuted;
   const bool choose = options.partition == Partition::kAuto;
   out.partition = choose ? Partition::kRowStructured : options.partition;
-  out.pattern = build_pattern(ordered, order, source, options, out.partition, value_bytes, out.times, phase);
+  out.pattern = build_pattern(ordered, order, source, options, out.partition,
+                              residual_piece_nnz(ordered, options, out.partition, value_bytes), out.times, phase);
   if (choose) {
-    out.partition = partition_cost(ordered, out.pattern, options, value_bytes).choose(value_bytes);
+    const PartitionCost cost = partition_cost(ordered, out.pattern, options, value_bytes);
+    out.partition = cost.choose(value_bytes);
+    // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
+    const int piece = out.partition == Partition::kCudaCoreOnly
+                          ? cost.cuda.piece_nnz
+                          : residual_piece_nnz(ordered, options, out.partition, value_bytes);
     if (out.partition != Partition::kRowStructured)
-      out.pattern = build_pattern(ordered, order, source, options, out.partition, value_bytes, out.times, phase);
+      out.pattern = build_pattern(ordered, order, source, options, out.partition, piece, out.times, phase);
   }
   return out;
 }
