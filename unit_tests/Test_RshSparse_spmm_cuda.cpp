@@ -6,6 +6,9 @@
 
 #include <cuda_fp16.h>
 
+#include <type_traits>
+#include <vector>
+
 #include "RshSparse_generators.hpp"
 #include "RshSparse_IOUtils.hpp"
 #include "Test_RshSparse_common.hpp"
@@ -34,6 +37,7 @@ struct Case {
   int residual_lanes = 0;
   bool padded = true;     ///< leading dimensions past n (row-major: no 16-byte vectors)
   int dense_cluster = 0;  ///< KernelConfig override for DenseBlocks
+  int lane_features = 0;  ///< KernelConfig override: features a residual lane holds
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -58,9 +62,10 @@ class CudaSpmmTest : public ::testing::Test {
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " G " +
-                 std::to_string(c.residual_lanes) + " cluster " + std::to_string(c.dense_cluster) +
-                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
-                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
+                 std::to_string(c.residual_lanes) + " V " + std::to_string(c.lane_features) + " cluster " +
+                 std::to_string(c.dense_cluster) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
+                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
+                 rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -81,7 +86,7 @@ class CudaSpmmTest : public ::testing::Test {
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
-    plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster});
+    plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -116,17 +121,25 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
 }
 
 // Residual items in narrow feature slices (several CTAs per item range), with
-// rows cut into pieces summed in one CTA and rows long enough for atomics.
+// rows cut into pieces summed in one CTA and rows long enough for atomics;
+// FP32 lanes of 8 and of 4 features (the planner picks by grid size).
 TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   const auto A = rsh::test::random_crs(150, 400, 160, rsh::test::fresh_seed(), true);
-  for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
-    for (int lanes : {4, 8, 32})
-      for (int n : {40, 128})
-        for (bool padded : {true, false}) {  // unpadded: 16-byte B loads, vector stores and reductions
-          Case c{n, 1.5, -0.5, rsh::test::options(p, 64, 8), Layout::kRowMajor, false, 0, lanes};
-          c.padded = padded;
-          this->check(A, c);
-        }
+  const bool fp32 = std::is_same<typename TypeParam::first_type, float>::value;
+  for (int features : fp32 ? std::vector<int>{4, 8} : std::vector<int>{8})
+    for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
+      for (int lanes : {4, 8, 32})
+        for (int n : {40, 128})
+          for (bool padded : {true, false}) {  // unpadded: 16-byte B loads, vector stores and reductions
+            Case c{n, 1.5, -0.5, rsh::test::options(p, 64, 8), Layout::kRowMajor, false, 0, lanes};
+            c.padded = padded, c.lane_features = features;
+            this->check(A, c);
+          }
+  for (int features : fp32 ? std::vector<int>{4, 8} : std::vector<int>{8}) {  // strided element paths
+    Case c{37, 1.0, 0.5, rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8), Layout::kColMajor};
+    c.lane_features = features;
+    this->check(A, c);
+  }
 }
 
 // Row-major B and C without padding: the 16-byte vector paths (cp.async B
@@ -208,6 +221,9 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   EXPECT_THROW(plan.set_config({3}), std::invalid_argument);
   EXPECT_THROW(plan.set_config({0, 6}), std::invalid_argument);
   EXPECT_THROW(plan.set_config({0, 0, 3}), std::invalid_argument);
+  EXPECT_THROW(plan.set_config({0, 0, 0, 2}), std::invalid_argument);
+  rsh::cuda::SpmmPlan<__half> half_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
+  EXPECT_THROW(half_plan.set_config({0, 0, 0, 4}), std::invalid_argument);  // FP16 lanes hold 8 features
 }
 
 }  // namespace

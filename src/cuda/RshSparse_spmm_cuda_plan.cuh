@@ -42,6 +42,7 @@ struct SpmmPlan<T>::Device {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
   KernelConfig config;
+  int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
   DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_cols;
   DeviceArray<uint64_t> tile_bitmap;
   DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
@@ -165,6 +166,14 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
         d.dense_slot[k] = d.dense_layout.slot(items[i].row, f.res_cols[k], sizeof(T));
       }
   }
+  if constexpr (std::is_same<T, float>::value) {
+    int device = 0, sms = 0, per_sm = 0;
+    RSH_CUDA_CHECK(cudaGetDevice(&device));
+    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, detail::residual_kernel<T, T, 4>,
+                                                                 detail::kResThreadsPerBlock, 0));
+    d.residual_wave_ctas = int64_t(sms) * per_sm;
+  }
   update_values(f.values, stream);
 }
 
@@ -194,6 +203,10 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (g != 0 && g != 4 && g != 8 && g != 16 && g != 32)
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lanes = " + std::to_string(g) +
                                 " not in {0, 4, 8, 16, 32}");
+  const int v = config.residual_lane_features;
+  if (v != 0 && v != 8 && !(v == 4 && std::is_same<T, float>::value))
+    throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lane_features = " + std::to_string(v) +
+                                (std::is_same<T, float>::value ? " not in {0, 4, 8}" : " not in {0, 8} for FP16"));
   if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
                                 " not in {0, 1, 2, 4, 8}");
@@ -288,22 +301,31 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const int64_t tc_tasks = int64_t(d.tc_num_items) * p.tc.slices;
   const int tasks_per_block = detail::kTcWarpsPerBlock / K;
   p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
-  // Residual part: groups of G lanes, G x 8 features >= n where possible; a
-  // CTA runs 256 / G consecutive items (a multiple of kResidualPieceAlign) for one slice.
-  int group = d.config.residual_lanes;
-  if (group == 0) {
-    group = 4;
-    while (group < 32 && 8 * group < n) group *= 2;
-  }
-  const int items_per_block = detail::kResThreadsPerBlock / group;
-  const int item_blocks = static_cast<int>((int64_t(d.res_num_items) + items_per_block - 1) / items_per_block);
+  // Residual part: groups of G lanes of V features, G x V >= n where
+  // possible; a CTA runs 256 / G consecutive items (a multiple of
+  // kResidualPieceAlign) for one slice. FP32 without Tensor-Core items takes
+  // V = 4 when that grid fits in one wave of resident CTAs (see residual_kernel).
+  const auto residual_grid = [&](int features, int& group, int& item_blocks) {
+    group = d.config.residual_lanes;
+    if (group == 0) {
+      group = 4;
+      while (group < 32 && features * group < n) group *= 2;
+    }
+    const int items_per_block = detail::kResThreadsPerBlock / group;
+    item_blocks = static_cast<int>((int64_t(d.res_num_items) + items_per_block - 1) / items_per_block);
+    return int64_t(item_blocks) * ((n + features * group - 1) / (features * group));
+  };
+  int lane_features = d.config.residual_lane_features, group = 0, item_blocks = 0;
+  if (p.tc_blocks > 0 || !std::is_same<T, float>::value) lane_features = 8;  // the only instantiation
+  if (lane_features == 0) lane_features = residual_grid(4, group, item_blocks) <= d.residual_wave_ctas ? 4 : 8;
+  residual_grid(lane_features, group, item_blocks);
   p.res = detail::ResidualParams<T, OutT>{d.res_cols.get(),
                                           d.values.get() + d.tile_nnz,
                                           d.res_items.get(),
                                           d.res_num_items,
                                           d.res_num_local,
                                           group,
-                                          (n + 8 * group - 1) / (8 * group),
+                                          (n + lane_features * group - 1) / (lane_features * group),
                                           item_blocks,
                                           b_ref,
                                           c_ref,
@@ -313,8 +335,12 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const int64_t blocks = p.tc_blocks + p.res_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
-  if (p.tc_blocks == 0)
-    return detail::launch_spmm(detail::residual_kernel<T, OutT>, p, blocks, scaled, stream, "residual_kernel");
+  if (p.tc_blocks == 0) {
+    if constexpr (std::is_same<T, float>::value)
+      if (lane_features == 4)
+        return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, scaled, stream, "residual_kernel");
+    return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, scaled, stream, "residual_kernel");
+  }
   detail::launch_spmm(detail::spmm_kernel<T, OutT>, p, blocks, scaled, stream, "spmm_kernel");
 }
 

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K or residual partial sums
   const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block(p.tc, block, ring);
-  residual_block<kFusedResidualBatch>(p.res, block - p.tc_blocks, reinterpret_cast<float*>(ring));
+  residual_block<kFusedResidualBatch, 8>(p.res, block - p.tc_blocks, reinterpret_cast<float*>(ring));
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
@@ -64,11 +64,18 @@ constexpr int residual_min_blocks() {
   return sizeof(T) == 2 ? 4 : 3;
 }
 
-template <class T, class OutT>
+/// V features a lane: 8 (FP16: one 16-byte load a B row), or for FP32 8 or
+/// 4. Lanes of 4 features put twice the lanes on an item (G = 32 at n =
+/// 128), halving each lane's chain of dependent loads at twice the shuffles
+/// per useful load: the planner takes them when their grid fits in one wave
+/// (SpmmPlan::spmm). Measured on the H100, TF32 CudaCoreOnly, 95 shared
+/// matrices (perf_tests/results/h100_2026-11-23f.md): grids up to ~440 CTAs
+/// of 4 ran x0.91-0.98 (x1.03 once), larger ones x1.04-1.38.
+template <class T, class OutT, int V>
 __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ float partials[8 * kResThreadsPerBlock];
-  residual_block<kResidualBatch>(p.res, blockIdx.x, partials);
+  residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials);
 }
 
 }  // namespace detail

@@ -1,12 +1,13 @@
 #pragma once
 // CUDA-core part of the CSR residual: a group of G lanes (G = 4..32, so
-// that G x 8 features cover n with little waste) computes one work item (a
-// residual row or a piece of one) for one slice of G x 8 features; each lane
-// owns 8 consecutive features (one 16-byte B load for FP16). Column ids and
-// values are loaded G at a time, one per lane, and broadcast with shuffles.
-// A CTA runs 256 / G consecutive items of one slice (CTAs slice by slice); a row cut into pieces
-// inside that range is summed through shared memory by its first piece, so
-// only rows too long for one CTA add into C with atomics.
+// that G x V features cover n with little waste) computes one work item (a
+// residual row or a piece of one) for one slice of G x V features; each lane
+// owns V = 8 features (FP16: 8 consecutive, one 16-byte B load; FP32: two
+// quads, see dense_access) or V = 4 (FP32: one quad). Column ids and values
+// are loaded G at a time, one per lane, and broadcast with shuffles. A CTA
+// runs 256 / G consecutive items of one slice (CTAs slice by slice); a row
+// cut into pieces inside that range is summed through shared memory by its
+// first piece, so only rows too long for one CTA add into C with atomics.
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -43,20 +44,20 @@ struct ResidualParams {
   float alpha, beta;
 };
 
-/// acc += a * b for one lane's 8 features of a B row.
-template <class T>
-__device__ __forceinline__ void fma_row(Frag<8>& acc, float a, const RawRow<T, 8>& b) {
+/// acc += a * b for one lane's V features of a B row.
+template <class T, int V>
+__device__ __forceinline__ void fma_row(Frag<V>& acc, float a, const RawRow<T, V>& b) {
 #pragma unroll
-  for (int x = 0; x < 8; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+  for (int x = 0; x < V; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
 }
 
 /// The B rows of kBatch consecutive nonzeros of an item and their weights,
 /// requested together. The group's lanes hold one (column, value) each; a
 /// batch reaching past `count` reads the batch's first row again with weight
 /// zero (a cache hit), so the trip count is fixed and the loads need no branch.
-template <int kBatch, class T>
+template <int kBatch, int V, class T>
 struct ResidualBatch {
-  RawRow<T, 8> b[kBatch];
+  RawRow<T, V> b[kBatch];
   float a[kBatch];
 
   __device__ __forceinline__ void load(const DenseRef<const T>& B, int my_col, float my_val, int first, int count,
@@ -70,17 +71,17 @@ struct ResidualBatch {
       b[u].load(B, __shfl_sync(mask, my_col, src, G), f, qs);
     }
   }
-  __device__ __forceinline__ void accumulate(Frag<8>& acc) const {
+  __device__ __forceinline__ void accumulate(Frag<V>& acc) const {
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) fma_row(acc, a[u], b[u]);
   }
 };
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds 8 floats per thread. ResidualBatch-es of kBatch rows in
+/// `partials` holds V floats per thread. ResidualBatch-es of kBatch rows in
 /// two alternating sets: the next batch is requested before the current one
 /// is multiplied (two batches in flight).
-template <int kBatch, class T, class OutT>
+template <int kBatch, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, float* partials) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
@@ -91,22 +92,22 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   // holds the B rows of one slice only.
   const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
   const int item = item_block * (kResThreadsPerBlock / G) + threadIdx.x / G;
-  // FP16: 8 consecutive features a lane; FP32: two quads 4 x G apart (whole sectors a load, see dense_access).
+  // FP16: 8 consecutive features a lane; FP32: V / 4 quads 4 x G apart (whole sectors a load, see dense_access).
   const int qs = sizeof(T) == 4 ? 4 * G : 4;
-  const int f = slice * 8 * G + (sizeof(T) == 4 ? 4 : 8) * lane_in_group;
+  const int f = slice * V * G + (sizeof(T) == 4 ? 4 : 8) * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   // Small matrices are latency-bound: one load before the first column id.
   const bool has_item = item < p.num_items;  // whole groups alike
   const int2 range = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item)) : make_int2(0, 0);
   const int k_begin = range.x, k_end = range.y;
 
-  Frag<8> acc = {};
+  Frag<V> acc = {};
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
     const float my_val = k < k_end ? to_float(p.values[k]) : 0.f;
     const int count = min(G, k_end - base);
-    ResidualBatch<kBatch, T> even, odd;
+    ResidualBatch<kBatch, V, T> even, odd;
     even.load(p.B, my_col, my_val, 0, count, mask, G, f, qs);
     for (int i0 = 0;; i0 += 2 * kBatch) {
       if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f, qs);
@@ -125,12 +126,12 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
     float* mine = partials + threadIdx.x;
     if (pieces == 0)
 #pragma unroll
-      for (int x = 0; x < 8; ++x) mine[x * kResThreadsPerBlock] = acc.v[x];
+      for (int x = 0; x < V; ++x) mine[x * kResThreadsPerBlock] = acc.v[x];
     __syncthreads();
 #pragma unroll 1
     for (int j = 1; j < pieces; ++j)
 #pragma unroll
-      for (int x = 0; x < 8; ++x) acc.v[x] += mine[x * kResThreadsPerBlock + j * G];
+      for (int x = 0; x < V; ++x) acc.v[x] += mine[x * kResThreadsPerBlock + j * G];
   }
   if (pieces > 0 && f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_local, qs);
 }
