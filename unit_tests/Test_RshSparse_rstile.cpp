@@ -208,7 +208,8 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     EXPECT_EQ(a.pattern.num_tiles(), 0);
     EXPECT_GT(b.pattern.num_tiles(), 0);
   }
-  // Beyond the model's fitted range (kPartitionModelMaxNnz) the Tensor-Core path stays.
+  // Beyond the model's fitted range (kPartitionModelMaxNnz) FP16 keeps the
+  // Tensor-Core path and TF32 takes the CUDA-core path, for any structure.
   const int big = static_cast<int>(rsh::impl::kPartitionModelMaxNnz / per_row) + 1000;
   std::vector<rsh::impl::CooEntry> large;
   for (int r = 0; r < big; ++r)
@@ -216,8 +217,9 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
       s = s * 6364136223846793005ULL + 1442695040888963407ULL;
       large.push_back({r, int64_t((s >> 33) % big), 1.0});
     }
-  EXPECT_EQ(rsh::impl::inspect(rsh::impl::coo_to_crs(big, big, large), opt, "test", 2).partition,
-            rsh::Partition::kRowStructured);
+  const auto large_crs = rsh::impl::coo_to_crs(big, big, large);
+  EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", 2).partition, rsh::Partition::kRowStructured);
+  EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", 4).partition, rsh::Partition::kCudaCoreOnly);
 }
 
 TEST(RsTileBuilder, EdgeCases) {

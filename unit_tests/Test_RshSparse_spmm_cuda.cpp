@@ -156,13 +156,13 @@ TYPED_TEST(CudaSpmm, UnpaddedVectorPaths) {
       }
 }
 
-// Dense blocks: every cluster size (column blocks split over 1-8 CTAs summed
+// Dense blocks: every cluster size (column blocks split over 1-16 CTAs summed
 // through distributed shared memory), several rounds of staged blocks per CTA
 // (2100 columns), rows and columns off the 16 x 16 / 64-row grid, both layouts.
 TYPED_TEST(CudaSpmm, DenseBlocksClustersAndRounds) {
   const uint64_t s = rsh::test::fresh_seed();
   for (const auto& A : {rsh::test::random_crs(131, 2100, 400, s), rsh::test::random_crs(200, 37, 30, s + 1, true)})
-    for (int cluster : {1, 2, 4, 8})
+    for (int cluster : {1, 2, 4, 8, 16})
       for (int n : {24, 128})
         for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
           Case c{n, 1.5, -0.5, rsh::test::options(rsh::Partition::kDenseBlocks), l};

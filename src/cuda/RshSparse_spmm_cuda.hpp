@@ -72,7 +72,7 @@ struct HostFormat {
 struct KernelConfig {
   int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2, 4 or 8
   int residual_lanes = 0;  ///< lanes per residual item: 4, 8, 16 or 32
-  int dense_cluster = 0;   ///< dense blocks: CTAs splitting a 64-row group's columns: 1, 2, 4 or 8
+  int dense_cluster = 0;   ///< dense blocks: CTAs splitting a 64-row group's columns: 1, 2, 4, 8 or 16
   /// Features a residual lane holds: 8, or 4 (FP32 only; launches without Tensor-Core items, else 8).
   int residual_lane_features = 0;
 };

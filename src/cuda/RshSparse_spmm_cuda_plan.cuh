@@ -63,8 +63,12 @@ namespace detail {
 template <class T>
 void allow_block_kernel_smem() {
   const int bytes = int(BlockSmem<T>::kBytes);
-  RSH_CUDA_CHECK(cudaFuncSetAttribute(block_kernel<T, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-  RSH_CUDA_CHECK(cudaFuncSetAttribute(block_kernel<T, float>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  const auto allow = [bytes](auto kernel) {
+    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  };
+  allow(block_kernel<T, T>);
+  allow(block_kernel<T, float>);
 }
 
 /// Launches a multiply kernel of 256-thread CTAs; behind the beta pre-scaling
@@ -207,9 +211,9 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (v != 0 && v != 8 && !(v == 4 && std::is_same<T, float>::value))
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lane_features = " + std::to_string(v) +
                                 (std::is_same<T, float>::value ? " not in {0, 4, 8}" : " not in {0, 8} for FP16"));
-  if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8)
+  if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8 && cl != detail::kBlockMaxWideCluster)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
-                                " not in {0, 1, 2, 4, 8}");
+                                " not in {0, 1, 2, 4, 8, 16}");
   d_->config = config;
 }
 

@@ -66,7 +66,8 @@ double PartitionCost::dense_blocks_us(int value_bytes) const {
 }
 
 bool PartitionCost::prefer_cuda_core(int value_bytes) const {
-  return nnz <= kPartitionModelMaxNnz && cuda_core_us(value_bytes) < tensor_core_us(value_bytes);
+  if (nnz > kPartitionModelMaxNnz) return value_bytes != 2;
+  return cuda_core_us(value_bytes) < tensor_core_us(value_bytes);
 }
 
 Partition PartitionCost::choose(int value_bytes) const {

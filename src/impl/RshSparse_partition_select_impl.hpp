@@ -61,11 +61,13 @@ struct PartitionCost {
   double tensor_core_us(int value_bytes) const;
   double cuda_core_us(int value_bytes) const;
   double dense_blocks_us(int value_bytes) const;
-  /// CudaCoreOnly is predicted faster. Only inside the range the model was
-  /// fitted on (the shared matrices, at most 2.2M nonzeros, mostly latency-bound):
-  /// on the generated 12M-128M-nonzero matrices it chose the CUDA-core path
-  /// where the Tensor-Core path was faster (R-MAT 20 FP16 1.07x vs 1.33x), so
-  /// larger matrices keep RowStructured.
+  /// CudaCoreOnly is predicted faster. The model holds only inside the range
+  /// it was fitted on (the shared matrices, at most 2.2M nonzeros, mostly
+  /// latency-bound). Beyond it the precision decides, as measured on the H100
+  /// over the five generated 12M-128M-nonzero matrices at N = 128: FP16 keeps
+  /// RowStructured (R-MAT 20 1.33x vs 1.07x on the CUDA-core path against
+  /// cuSPARSE), TF32 takes CudaCoreOnly (4 of 5 faster, x0.82 R-MAT 20, x0.82
+  /// stencil, x1.02 R-MAT 22; perf_tests/results/h100_2026-11-23f.md).
   bool prefer_cuda_core(int value_bytes) const;
   /// The partition kAuto takes: the fastest predicted, DenseBlocks only up to kDenseModelMaxSlots.
   Partition choose(int value_bytes) const;
