@@ -29,8 +29,9 @@ constexpr int kWarpTiles = 4;                         ///< MMA columns of 8 feat
 constexpr int kBlockThreads = 32 * kBlockPanels * kBlockFeatures / (8 * kWarpTiles);  ///< 256
 constexpr int kBlockStride = kBlockFeatures + 8;  ///< padded staged B row: conflict-free fragment reads
 constexpr int kBlockMaxCluster = 8;               ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
-/// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90); slower than the planner's 1-8 on every
-/// DLMC layer shape on the H100 (perf_tests/results/h100_2026-11-23f.md), so the planner stays within 8.
+/// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90): on the H100 up to 2.8x slower than the
+/// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
+/// perf_tests/results/h100_2026-11-23f.md), so the planner stays within 8.
 constexpr int kBlockMaxWideCluster = 16;
 
 /// Per precision: one warp's MMAs over a 16 x 16 A block and 32 features of a staged 16 x 64 B block.
