@@ -92,8 +92,11 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
   const HostCrs& ordered = order.empty() ? A : permuted;
   const bool choose = options.partition == Partition::kAuto;
   out.partition = choose ? Partition::kRowStructured : options.partition;
-  out.pattern = build_pattern(ordered, order, source, options, out.partition,
-                              residual_piece_nnz(ordered, options, out.partition, value_bytes), out.times, phase);
+  // kAuto builds RowStructured first for the cost's Tensor-Core terms, unless its choice does without them
+  // (the RS-Tile build is seconds on the largest matrices).
+  if (!choose || choice_needs_row_structured(ordered.nnz(), value_bytes))
+    out.pattern = build_pattern(ordered, order, source, options, out.partition,
+                                residual_piece_nnz(ordered, options, out.partition, value_bytes), out.times, phase);
   if (choose) {
     const PartitionCost cost = partition_cost(ordered, out.pattern, options, value_bytes);
     out.partition = cost.choose(value_bytes);

@@ -66,7 +66,8 @@ double PartitionCost::dense_blocks_us(int value_bytes) const {
 }
 
 bool PartitionCost::prefer_cuda_core(int value_bytes) const {
-  if (nnz > kPartitionModelMaxNnz) return value_bytes != 2;
+  if (!choice_needs_row_structured(nnz, value_bytes)) return true;  // TF32 past the model's range
+  if (nnz > kPartitionModelMaxNnz) return false;                    // FP16 past it
   return cuda_core_us(value_bytes) < tensor_core_us(value_bytes);
 }
 

@@ -75,6 +75,13 @@ struct PartitionCost {
 
 /// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.
 constexpr int64_t kPartitionModelMaxNnz = 2200000;
+
+/// Whether kAuto's choice for a matrix of `nnz` nonzeros reads the Tensor-Core
+/// terms of PartitionCost (and so needs the RowStructured pattern built): not
+/// for TF32 past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core).
+inline bool choice_needs_row_structured(int64_t nnz, int value_bytes) {
+  return nnz <= kPartitionModelMaxNnz || value_bytes == 2;
+}
 /// Largest dense-block layout (value slots) kAuto considers, which bounds the
 /// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was
 /// fitted on pruned layers of up to 2M slots and holds further out: ogbl-ddi
