@@ -126,7 +126,8 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
 TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   const auto A = rsh::test::random_crs(150, 400, 160, rsh::test::fresh_seed(), true);
   const bool fp32 = std::is_same<typename TypeParam::first_type, float>::value;
-  for (int features : fp32 ? std::vector<int>{4, 8} : std::vector<int>{8})
+  const std::vector<int> lane_features = fp32 ? std::vector<int>{4, 8} : std::vector<int>{8};
+  for (int features : lane_features)
     for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
       for (int lanes : {4, 8, 32})
         for (int n : {40, 128})
@@ -135,7 +136,7 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
             c.padded = padded, c.lane_features = features;
             this->check(A, c);
           }
-  for (int features : fp32 ? std::vector<int>{4, 8} : std::vector<int>{8}) {  // strided element paths
+  for (int features : lane_features) {  // strided element paths
     Case c{37, 1.0, 0.5, rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8), Layout::kColMajor};
     c.lane_features = features;
     this->check(A, c);
