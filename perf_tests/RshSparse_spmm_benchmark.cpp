@@ -20,6 +20,7 @@
 //   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
 //   --rsh_res_features=V features per residual lane (8, or 4 for FP32; default: the planner's choice)
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
+//   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
 //   --rsh_timing=MODE    gated (default: each batch enqueued behind a LaunchGate, GPU time) or stream
 //                        (the batch timed as the host enqueues it: small calls measure the launch rate)
 #include <benchmark/benchmark.h>
@@ -342,6 +343,8 @@ Config parse_flags(int& argc, char** argv) {
       cfg.kernel.residual_lanes = std::stoi(value("--rsh_res_lanes="));
     } else if (!value("--rsh_dense_cluster=").empty()) {
       cfg.kernel.dense_cluster = std::stoi(value("--rsh_dense_cluster="));
+    } else if (!value("--rsh_dense_stages=").empty()) {
+      cfg.kernel.dense_stages = std::stoi(value("--rsh_dense_stages="));
     } else if (!value("--rsh_res_features=").empty()) {
       cfg.kernel.residual_lane_features = std::stoi(value("--rsh_res_features="));
     } else if (!value("--rsh_timing=").empty()) {

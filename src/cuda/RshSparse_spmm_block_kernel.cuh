@@ -5,9 +5,10 @@
 // fragment order, and the product runs as a dense GEMM on Tensor Cores.
 //
 // A CTA of 8 warps computes 64 rows (4 panels of 16 rows) x 64 features of C
-// (2 warps a panel, 32 features each) over a range of column blocks: every
-// block of A and B it needs is requested at once (cp.async, no addresses to
-// look up), so a call is one memory round trip, the MMAs and a reduction.
+// (2 warps a panel, 32 features each) over a range of column blocks, staged in
+// rounds: every block of A and B of a round is requested at once (cp.async,
+// no addresses to look up), so a round is one memory round trip. With two
+// stages, the next round is in flight while the MMAs consume this one.
 // The column blocks of a 64-row group are split over the CTAs of a thread
 // block cluster, which sum their partial tiles through distributed shared
 // memory: no workspace, atomics or second launch.
@@ -33,6 +34,7 @@ constexpr int kBlockMaxCluster = 8;               ///< portable cluster size: CT
 /// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
 /// perf_tests/results/h100_2026-11-23f.md), so the planner stays within 8.
 constexpr int kBlockMaxWideCluster = 16;
+constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memory at once
 
 /// Per precision: one warp's MMAs over a 16 x 16 A block and 32 features of a staged 16 x 64 B block.
 template <class T>
@@ -43,7 +45,7 @@ struct BlockMma;
 template <>
 struct BlockMma<__half> {
   static constexpr int kLaneWords = 4;    ///< 32-bit words of A a lane holds per block
-  static constexpr int kRoundSteps = 16;  ///< column blocks staged at once (69 KB of shared memory)
+  static constexpr int kRoundSteps = 16;  ///< column blocks of a round (69 KB of shared memory a stage)
 
   /// `bs`: the staged block at the warp's first feature.
   __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
@@ -105,8 +107,8 @@ struct BlockParams {
   float alpha, beta;
 };
 
-/// Dynamic shared memory of one CTA: a round of A and B blocks, and the
-/// partial sums the cluster sends this CTA for the rows it stores.
+/// Dynamic shared memory of one CTA: `stages` rounds of A and B blocks, and
+/// the partial sums the cluster sends this CTA for the rows it stores.
 template <class T>
 struct BlockSmem {
   static constexpr int kSteps = BlockMma<T>::kRoundSteps;
@@ -117,15 +119,19 @@ struct BlockSmem {
   static_assert(kAChunks % kBlockThreads == 0 || kBlockThreads % kAChunks == 0, "whole warps copy A or B");
   static_assert((kAChunks + kBChunks) % kBlockThreads == 0, "every thread copies alike");
   static constexpr int kTileFloats = kBlockRows * kBlockFeatures;  ///< partial sums received (all ranks' copies)
-  static constexpr size_t kBytes =
-      sizeof(uint4) * kSteps * (kAChunks + kBElements * sizeof(T) / 16) + sizeof(float) * kTileFloats;
-  uint4* a;      ///< [step][panel][lane chunks]
-  T* b;          ///< [step][16 rows x kBlockStride]
+  static constexpr int kStageChunks = kSteps * (kAChunks + kBElements * int(sizeof(T)) / 16);
+  static constexpr size_t bytes(int stages) {
+    return sizeof(uint4) * stages * kStageChunks + sizeof(float) * kTileFloats;
+  }
+  uint4* a;      ///< [stage][step][panel][lane chunks]
+  T* b;          ///< [stage][step][16 rows x kBlockStride]
   float* inbox;  ///< [sending rank][row of this rank's share][64 features]
-  __device__ explicit BlockSmem(uint4* base)
+  __device__ BlockSmem(uint4* base, int stages)
       : a(base),
-        b(reinterpret_cast<T*>(base + kSteps * kAChunks)),
-        inbox(reinterpret_cast<float*>(base + kSteps * (kAChunks + kBElements * sizeof(T) / 16))) {}
+        b(reinterpret_cast<T*>(base + stages * kSteps * kAChunks)),
+        inbox(reinterpret_cast<float*>(base + stages * kStageChunks)) {}
+  __device__ uint4* stage_a(int stage) const { return a + stage * kSteps * kAChunks; }
+  __device__ T* stage_b(int stage) const { return b + stage * kSteps * kBElements; }
 };
 
 /// One thread's share of the copies of a round: per step kCopies 16-byte
@@ -139,8 +145,9 @@ struct BlockCopies {
   int valid_steps[BlockSmem<T>::kCopies];  ///< steps whose chunk lies inside B (A chunks: all)
   bool fill[BlockSmem<T>::kCopies];        ///< features inside B
 
+  /// Copies into the stage at `a_dst`, `b_dst`.
   template <class OutT>
-  __device__ __forceinline__ BlockCopies(const BlockParams<T, OutT>& p, const BlockSmem<T>& sh, int group, int cb0,
+  __device__ __forceinline__ BlockCopies(const BlockParams<T, OutT>& p, uint4* a_dst, T* b_dst, int group, int cb0,
                                          int f0) {
     using S = BlockSmem<T>;
     constexpr int kChunk = 16 / int(sizeof(T));
@@ -153,7 +160,7 @@ struct BlockCopies {
         src[i] = reinterpret_cast<const char*>(reinterpret_cast<const uint4*>(p.values) +
                                                (int64_t(group) * p.col_blocks + cb0) * S::kAChunks + a);
         src_step[i] = sizeof(uint4) * S::kAChunks;
-        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(sh.a + a));
+        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(a_dst + a));
         valid_steps[i] = S::kSteps, fill[i] = true;
       } else {
         const int r = c / kRowChunks, f = f0 + (c % kRowChunks) * kChunk, row = cb0 * kBlockDim + r;
@@ -163,7 +170,7 @@ struct BlockCopies {
         src[i] =
             reinterpret_cast<const char*>(valid_steps[i] > 0 && fill[i] ? p.B.ptr + row * p.B.row_stride + f : p.B.ptr);
         src_step[i] = int64_t(sizeof(T)) * kBlockDim * p.B.row_stride;
-        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(sh.b + r * kBlockStride + (c % kRowChunks) * kChunk));
+        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(b_dst + r * kBlockStride + (c % kRowChunks) * kChunk));
       }
     }
   }
@@ -192,11 +199,11 @@ struct BlockCopies {
 
 /// Element-wise staging of a round's B blocks (column-major or unaligned B; correctness path).
 template <class T, class OutT>
-__device__ void stage_b_elements(const BlockParams<T, OutT>& p, const BlockSmem<T>& sh, int cb0, int steps, int f0) {
+__device__ void stage_b_elements(const BlockParams<T, OutT>& p, T* b_dst, int cb0, int steps, int f0) {
   for (int e = threadIdx.x; e < steps * kBlockDim * kBlockFeatures; e += kBlockThreads) {
     const int s = e / (kBlockDim * kBlockFeatures), r = e / kBlockFeatures % kBlockDim, f = e % kBlockFeatures;
     const int row = (cb0 + s) * kBlockDim + r;
-    sh.b[s * BlockSmem<T>::kBElements + r * kBlockStride + f] =
+    b_dst[s * BlockSmem<T>::kBElements + r * kBlockStride + f] =
         row < p.num_cols && f0 + f < p.B.n ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
                                            : from_float<T>(0.f);
   }
@@ -218,13 +225,15 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 
 /// One CTA: rows 64 * group .., features 64 * slice .., the cluster rank's
 /// share of the column blocks. Grid (cluster size x groups, slices),
-/// clusters of 1, 2, 4 or 8 along x.
-template <class T, class OutT>
+/// clusters of 1, 2, 4 or 8 along x. Stages: rounds staged at once, 1 or 2
+/// (double buffering; one CTA an SM), a template parameter: with a runtime
+/// count one stage ran 2-3% slower on the H100.
+template <class T, class OutT, int Stages>
 __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
   using S = BlockSmem<T>;
   namespace cg = cooperative_groups;
   extern __shared__ uint4 smem_base[];
-  const S sh(smem_base);
+  const S sh(smem_base, Stages);
   const int rank = static_cast<int>(cg::this_cluster().block_rank());
   const int ranks = static_cast<int>(cg::this_cluster().num_blocks());
   const int group = blockIdx.x / ranks, slice = blockIdx.y, f0 = slice * kBlockFeatures;
@@ -237,24 +246,38 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
   // Rounds of up to kRoundSteps column blocks, each in flight at once: these calls are latency-bound,
   // and one round trip for a round beats a pipeline of a few stages (a round trip every few steps).
-  for (int cb0 = cb_begin; cb0 < cb_end; cb0 += S::kSteps) {
-    const int steps = min(S::kSteps, cb_end - cb0);
-    if (cb0 > cb_begin) __syncthreads();  // the previous round is consumed
-    const BlockCopies<T> copies(p, sh, group, cb0, f0);
+  const int rounds = (cb_end - cb_begin + S::kSteps - 1) / S::kSteps;
+  const auto request_round = [&](int r) {  // into stage r % Stages, one cp.async group
+    const int stage = r % Stages, cb0 = cb_begin + r * S::kSteps, steps = min(S::kSteps, cb_end - cb0);
+    const BlockCopies<T> copies(p, sh.stage_a(stage), sh.stage_b(stage), group, cb0, f0);
     copies.request(steps, p.B.vec);
-    if (!p.B.vec) stage_b_elements(p, sh, cb0, steps, f0);
+    if (!p.B.vec) stage_b_elements(p, sh.stage_b(stage), cb0, steps, f0);
     cp_async_commit();
-    cp_async_wait<0>();
+  };
+  for (int r = 0; r < min(Stages, rounds); ++r) request_round(r);
+  for (int r = 0; r < rounds; ++r) {
+    // Round r has landed once at most the next round is still in flight.
+    if (Stages > 1 && r + 1 < rounds)
+      cp_async_wait<1>();
+    else
+      cp_async_wait<0>();
     __syncthreads();
+    const int stage = r % Stages, steps = min(S::kSteps, cb_end - cb_begin - r * S::kSteps);
+    const uint4* a_stage = sh.stage_a(stage) + panel * 32 * kLaneChunks;
+    const T* b_stage = sh.stage_b(stage) + wf;
     for (int s = 0; s < steps; ++s) {
-      const uint4* a_src = sh.a + s * S::kAChunks + panel * 32 * kLaneChunks;
+      const uint4* a_src = a_stage + s * S::kAChunks;
       uint32_t a[BlockMma<T>::kLaneWords];
 #pragma unroll
       for (int i = 0; i < kLaneChunks; ++i) {
         const uint4 u = a_src[i * 32 + lane];
         a[4 * i] = u.x, a[4 * i + 1] = u.y, a[4 * i + 2] = u.z, a[4 * i + 3] = u.w;
       }
-      BlockMma<T>::run(acc, a, sh.b + s * S::kBElements + wf, lane);
+      BlockMma<T>::run(acc, a, b_stage + s * S::kBElements, lane);
+    }
+    if (r + Stages < rounds) {
+      __syncthreads();  // the stage is consumed
+      request_round(r + Stages);
     }
   }
 

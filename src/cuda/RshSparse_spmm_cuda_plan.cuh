@@ -43,6 +43,8 @@ struct SpmmPlan<T>::Device {
   int num_tiles, tile_nnz, res_nnz;
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
+  /// Dense-block clusters of 1, 2, 4, 8 CTAs of two stages resident at once on the device.
+  int dense_wave_clusters[4] = {};
   DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_cols;
   DeviceArray<uint64_t> tile_bitmap;
   DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
@@ -58,17 +60,19 @@ struct SpmmPlan<T>::Device {
 
 namespace detail {
 
-/// Lets the dense-block kernels of T (FP32 or T output) use their 69-85 KB of
-/// dynamic shared memory; once per plan, on the plan's device.
+/// Lets the dense-block kernels of T (FP32 or T output, one or two stages) use
+/// their 86 / 155 KB of dynamic shared memory; once per plan, on the plan's device.
 template <class T>
 void allow_block_kernel_smem() {
-  const int bytes = int(BlockSmem<T>::kBytes);
-  const auto allow = [bytes](auto kernel) {
-    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  const auto allow = [](auto kernel, int stages) {
+    RSH_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(BlockSmem<T>::bytes(stages))));
     RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   };
-  allow(block_kernel<T, T>);
-  allow(block_kernel<T, float>);
+  allow(block_kernel<T, T, 1>, 1);
+  allow(block_kernel<T, float, 1>, 1);
+  allow(block_kernel<T, T, 2>, 2);
+  allow(block_kernel<T, float, 2>, 2);
 }
 
 /// Launches a multiply kernel of 256-thread CTAs; behind the beta pre-scaling
@@ -89,19 +93,39 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
   check_launch(name);
 }
 
-/// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
-template <class T, class OutT>
-void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, cudaStream_t stream) {
+/// Launch configuration of the dense-block kernel: `clusters` clusters of `cluster` CTAs along x, `slices`
+/// along y. `attr` receives the cluster size the configuration points to.
+template <class T>
+cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int slices, int stages, cudaLaunchAttribute& attr,
+                                       cudaStream_t stream) {
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(groups) * cluster, static_cast<unsigned>(p.slices));
+  cfg.gridDim = dim3(static_cast<unsigned>(clusters * cluster), static_cast<unsigned>(slices));
   cfg.blockDim = dim3(kBlockThreads);
-  cfg.dynamicSmemBytes = BlockSmem<T>::kBytes;
+  cfg.dynamicSmemBytes = BlockSmem<T>::bytes(stages);
   cfg.stream = stream;
-  cudaLaunchAttribute attr = {};
+  attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
   cfg.attrs = &attr, cfg.numAttrs = 1;
-  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, block_kernel<T, OutT>, p));
+  return cfg;
+}
+
+/// Clusters of 1, 2, 4 and 8 dense-block CTAs of two stages the device holds at once.
+template <class T>
+void query_block_waves(int (&clusters)[4]) {
+  for (int i = 0; i < 4; ++i) {
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg = block_launch_config<T>(1, 1 << i, 1, kBlockMaxStages, attr, nullptr);
+    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel<T, T, 2>, &cfg));
+  }
+}
+
+/// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
+template <class T, class OutT>
+void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, int stages, cudaStream_t stream) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = block_launch_config<T>(groups, cluster, p.slices, stages, attr, stream);
+  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, stages == 2 ? block_kernel<T, OutT, 2> : block_kernel<T, OutT, 1>, p));
 }
 
 /// Host values to device elements; the first `tf32_count` are rounded to
@@ -160,6 +184,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
   } else {  // the residual only names the values' places in the dense blocks
     if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
     detail::allow_block_kernel_smem<T>();
+    detail::query_block_waves<T>(d.dense_wave_clusters);
     d.dense = true;
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
     d.dense_slot.assign(f.res_nnz, 0);
@@ -214,6 +239,9 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8 && cl != detail::kBlockMaxWideCluster)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
                                 " not in {0, 1, 2, 4, 8, 16}");
+  if (config.dense_stages < 0 || config.dense_stages > detail::kBlockMaxStages)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: dense_stages = " + std::to_string(config.dense_stages) +
+                                " not in {0, 1, 2}");
   d_->config = config;
 }
 
@@ -260,9 +288,21 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
         cluster *= 2;
       }
     }
+    // Two stages (double buffering) where a CTA has more than one round and the grid still fits in one
+    // wave at one CTA an SM.
+    int stages = d.config.dense_stages;
+    if (stages == 0) {
+      constexpr int kRound = detail::BlockMma<T>::kRoundSteps;
+      const int per_cta = (l.col_blocks + cluster - 1) / cluster;
+      int wave_index = 0;  // log2(cluster)
+      while ((1 << wave_index) < cluster) ++wave_index;
+      const bool one_wave =
+          cluster <= detail::kBlockMaxCluster && int64_t(l.groups) * slices <= d.dense_wave_clusters[wave_index];
+      stages = per_cta > kRound && one_wave ? 2 : 1;
+    }
     const detail::BlockParams<T, OutT> p{
         d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
-    return detail::launch_block_kernel(p, l.groups, cluster, stream);
+    return detail::launch_block_kernel(p, l.groups, cluster, stages, stream);
   }
 
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.

@@ -15,10 +15,11 @@ double PartitionCost::tensor_core_us(int value_bytes) const {
 
 double CudaCoreCost::us(int value_bytes) const {
   // Least squares over the 95 shared matrices under CudaCoreOnly at pieces of 4, 8, 16 and 32 (H100,
-  // N = 128, perf_tests/results/h100_2026-11-23e.md; scripts/fit_partition_model.py): picking the
-  // piece by it gives x0.953 FP16 / x0.955 TF32 rsh time against pieces of 16 (best piece x0.941 / x0.937).
+  // N = 128; scripts/fit_partition_model.py): picking the piece by it gives x0.953 FP16 / x0.942 TF32
+  // rsh time against pieces of 16 (best piece x0.941 / x0.923). FP16: perf_tests/results/h100_2026-11-23e.md;
+  // TF32 refit with FP32 lanes of 4 features: h100_2026-11-23g.md.
   if (value_bytes == 2) return 2.64 + 2.87e-4 * items + 1.78e-5 * nnz + 0.139 * longest + (split ? 0.171 : 0.0);
-  return 2.59 + 4.34e-4 * items + 2.70e-5 * nnz + 0.136 * longest + (split ? 0.205 : 0.0);
+  return 2.53 + 4.35e-4 * items + 2.81e-5 * nnz + 0.125 * longest + (split ? 0.255 : 0.0);
 }
 
 double PartitionCost::cuda_core_us(int value_bytes) const {
