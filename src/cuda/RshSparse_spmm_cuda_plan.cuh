@@ -128,6 +128,43 @@ void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster,
   RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, stages == 2 ? block_kernel<T, OutT, 2> : block_kernel<T, OutT, 1>, p));
 }
 
+/// Cluster size and stages of a dense-block launch (KernelConfig's where it names them).
+struct BlockLaunch {
+  int cluster, stages;
+};
+
+template <class T>
+BlockLaunch block_launch(const impl::DenseBlockLayout& l, int slices, const KernelConfig& config,
+                         const int (&wave_clusters)[4]) {
+  constexpr int kRound = BlockMma<T>::kRoundSteps;
+  // The smallest cluster that gives the grid 64 CTAs and each CTA at most two rounds of staged blocks
+  // (each round is a memory round trip). On the H100 over the DLMC layer shapes at every cluster size
+  // (perf_tests/results/h100_2026-11-23d.md) this came within 2% (FP16) / 1% (TF32) of the best size,
+  // where "until ~100 CTAs" was 5% / 4% off.
+  int cluster = config.dense_cluster;
+  if (cluster == 0) {
+    cluster = 1;
+    while (cluster < kBlockMaxCluster && 2 * cluster <= l.col_blocks) {
+      const int64_t ctas = int64_t(l.groups) * slices * cluster;
+      const int rounds = ((l.col_blocks + cluster - 1) / cluster + kRound - 1) / kRound;
+      if (ctas >= 64 && rounds <= 2) break;
+      cluster *= 2;
+    }
+  }
+  // Two stages (double buffering, one CTA an SM) where a CTA has more than one round and the grid fits
+  // in one wave of two-stage clusters. On the H100 (perf_tests/results/h100_2026-11-23g.md), against the
+  // one-stage kernel in the same call: 2048 x 512 x0.90 FP16 / x0.87 TF32, 512 x 2048 x0.95 FP16; past one
+  // wave two stages lose (TF32 512 x 2048 in clusters of 8: x1.23).
+  int stages = config.dense_stages;
+  if (stages == 0) {
+    int wave_index = 0;  // log2(cluster)
+    while ((1 << wave_index) < cluster) ++wave_index;
+    const bool one_wave = cluster <= kBlockMaxCluster && int64_t(l.groups) * slices <= wave_clusters[wave_index];
+    stages = (l.col_blocks + cluster - 1) / cluster > kRound && one_wave ? 2 : 1;
+  }
+  return {cluster, stages};
+}
+
 /// Host values to device elements; the first `tf32_count` are rounded to
 /// TF32 (they enter TF32 MMAs without conversion in the kernels) when T is float.
 template <class T>
@@ -270,39 +307,13 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
 
   if (d.dense) {
-    // The smallest cluster that gives the grid 64 CTAs and each CTA at most two rounds of staged blocks
-    // (each round is a memory round trip). On the H100 over the DLMC layer shapes at every cluster size
-    // (perf_tests/results/h100_2026-11-23d.md) this came within 2% (FP16) / 1% (TF32) of the best size,
-    // where "until ~100 CTAs" was 5% / 4% off.
     const impl::DenseBlockLayout& l = d.dense_layout;
     const int slices = (n + detail::kBlockFeatures - 1) / detail::kBlockFeatures;
     if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
-    int cluster = d.config.dense_cluster;
-    if (cluster == 0) {
-      constexpr int kRound = detail::BlockMma<T>::kRoundSteps;
-      cluster = 1;
-      while (cluster < detail::kBlockMaxCluster && 2 * cluster <= l.col_blocks) {
-        const int64_t ctas = int64_t(l.groups) * slices * cluster;
-        const int rounds = ((l.col_blocks + cluster - 1) / cluster + kRound - 1) / kRound;
-        if (ctas >= 64 && rounds <= 2) break;
-        cluster *= 2;
-      }
-    }
-    // Two stages (double buffering) where a CTA has more than one round and the grid still fits in one
-    // wave at one CTA an SM.
-    int stages = d.config.dense_stages;
-    if (stages == 0) {
-      constexpr int kRound = detail::BlockMma<T>::kRoundSteps;
-      const int per_cta = (l.col_blocks + cluster - 1) / cluster;
-      int wave_index = 0;  // log2(cluster)
-      while ((1 << wave_index) < cluster) ++wave_index;
-      const bool one_wave =
-          cluster <= detail::kBlockMaxCluster && int64_t(l.groups) * slices <= d.dense_wave_clusters[wave_index];
-      stages = per_cta > kRound && one_wave ? 2 : 1;
-    }
+    const detail::BlockLaunch launch = detail::block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
     const detail::BlockParams<T, OutT> p{
         d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
-    return detail::launch_block_kernel(p, l.groups, cluster, stages, stream);
+    return detail::launch_block_kernel(p, l.groups, launch.cluster, launch.stages, stream);
   }
 
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
