@@ -21,6 +21,7 @@
 //   --rsh_res_features=V features per residual lane (8, or 4 for FP32; default: the planner's choice)
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
 //   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
+//   --rsh_dense_round=R  column blocks a dense round stages (16 FP16 / 8 TF32, or twice that; one stage)
 //   --rsh_timing=MODE    gated (default: each batch enqueued behind a LaunchGate, GPU time) or stream
 //                        (the batch timed as the host enqueues it: small calls measure the launch rate)
 #include <benchmark/benchmark.h>
@@ -345,6 +346,8 @@ Config parse_flags(int& argc, char** argv) {
       cfg.kernel.dense_cluster = std::stoi(value("--rsh_dense_cluster="));
     } else if (!value("--rsh_dense_stages=").empty()) {
       cfg.kernel.dense_stages = std::stoi(value("--rsh_dense_stages="));
+    } else if (!value("--rsh_dense_round=").empty()) {
+      cfg.kernel.dense_round_steps = std::stoi(value("--rsh_dense_round="));
     } else if (!value("--rsh_res_features=").empty()) {
       cfg.kernel.residual_lane_features = std::stoi(value("--rsh_res_features="));
     } else if (!value("--rsh_timing=").empty()) {

@@ -38,7 +38,8 @@ struct Case {
   bool padded = true;     ///< leading dimensions past n (row-major: no 16-byte vectors)
   int dense_cluster = 0;  ///< KernelConfig override for DenseBlocks
   int lane_features = 0;  ///< KernelConfig override: features a residual lane holds
-  int dense_stages = 0;   ///< KernelConfig override for DenseBlocks
+  int dense_stages = 0;   ///< KernelConfig overrides for DenseBlocks
+  int dense_round_steps = 0;
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -64,9 +65,10 @@ class CudaSpmmTest : public ::testing::Test {
     const uint64_t seed = rsh::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " K " + std::to_string(c.warps_per_item) + " G " +
                  std::to_string(c.residual_lanes) + " V " + std::to_string(c.lane_features) + " cluster " +
-                 std::to_string(c.dense_cluster) + " stages " + std::to_string(c.dense_stages) +
-                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
-                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
+                 std::to_string(c.dense_cluster) + " stages " + std::to_string(c.dense_stages) + " round " +
+                 std::to_string(c.dense_round_steps) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
+                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
+                 rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -87,7 +89,8 @@ class CudaSpmmTest : public ::testing::Test {
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
-    plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages});
+    plan.set_config(
+        {c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages, c.dense_round_steps});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -160,17 +163,20 @@ TYPED_TEST(CudaSpmm, UnpaddedVectorPaths) {
 
 // Dense blocks: every cluster size (column blocks split over 1-16 CTAs summed
 // through distributed shared memory), several rounds of staged blocks per CTA
-// (2100 columns) in one stage or two (double buffered), rows and columns off
-// the 16 x 16 / 64-row grid, both layouts.
+// (2100 columns) in each staging (rounds one at a time, double buffered, or
+// of twice the length), rows and columns off the 16 x 16 / 64-row grid, both layouts.
 TYPED_TEST(CudaSpmm, DenseBlocksClustersAndRounds) {
   const uint64_t s = rsh::test::fresh_seed();
+  const int round = rsh::cuda::kDenseRoundSteps<typename TypeParam::first_type>;
+  const std::pair<int, int> stagings[] = {{1, round}, {2, round}, {1, 2 * round}};  // stages, round steps
   for (const auto& A : {rsh::test::random_crs(131, 2100, 400, s), rsh::test::random_crs(200, 37, 30, s + 1, true)})
     for (int cluster : {1, 2, 4, 8, 16})
-      for (int stages : {1, 2})
+      for (const auto& staging : stagings)
         for (int n : {24, 128})
           for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
             Case c{n, 1.5, -0.5, rsh::test::options(rsh::Partition::kDenseBlocks), l};
-            c.padded = n == 24, c.dense_cluster = cluster, c.dense_stages = stages;
+            c.padded = n == 24, c.dense_cluster = cluster;
+            c.dense_stages = staging.first, c.dense_round_steps = staging.second;
             this->check(A, c);
           }
 }
@@ -227,6 +233,10 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   EXPECT_THROW(plan.set_config({0, 0, 3}), std::invalid_argument);
   EXPECT_THROW(plan.set_config({0, 0, 0, 2}), std::invalid_argument);
   EXPECT_THROW(plan.set_config({0, 0, 0, 0, 3}), std::invalid_argument);
+  const int round = rsh::cuda::kDenseRoundSteps<float>;
+  EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, round + 1}), std::invalid_argument);
+  EXPECT_THROW(plan.set_config({0, 0, 0, 0, 2, 2 * round}), std::invalid_argument);  // long rounds: one stage
+  EXPECT_NO_THROW(plan.set_config({0, 0, 0, 0, 1, 2 * round}));
   rsh::cuda::SpmmPlan<__half> half_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
   EXPECT_THROW(half_plan.set_config({0, 0, 0, 4}), std::invalid_argument);  // FP16 lanes hold 8 features
 }

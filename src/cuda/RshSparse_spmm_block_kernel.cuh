@@ -28,8 +28,9 @@ constexpr int kBlockRows = kBlockDim * kBlockPanels;  ///< rows of C per CTA
 constexpr int kBlockFeatures = 64;                    ///< features of C per CTA
 constexpr int kWarpTiles = 4;                         ///< MMA columns of 8 features per warp
 constexpr int kBlockThreads = 32 * kBlockPanels * kBlockFeatures / (8 * kWarpTiles);  ///< 256
-constexpr int kBlockStride = kBlockFeatures + 8;  ///< padded staged B row: conflict-free fragment reads
-constexpr int kBlockMaxCluster = 8;               ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
+constexpr int kBlockStride = kBlockFeatures + 8;           ///< padded staged B row: conflict-free fragment reads
+constexpr int kBlockBElements = kBlockDim * kBlockStride;  ///< staged B elements a step
+constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
 /// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90): on the H100 up to 2.8x slower than the
 /// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
 /// perf_tests/results/h100_2026-11-23f.md), so the planner stays within 8.
@@ -44,8 +45,8 @@ struct BlockMma;
 /// (8 halves a lane, one 16-byte load); B fragments by ldmatrix.trans from the row-major staged block.
 template <>
 struct BlockMma<__half> {
-  static constexpr int kLaneWords = 4;    ///< 32-bit words of A a lane holds per block
-  static constexpr int kRoundSteps = 16;  ///< column blocks of a round (69 KB of shared memory a stage)
+  static constexpr int kLaneWords = 4;                          ///< 32-bit words of A a lane holds per block
+  static constexpr int kRoundSteps = kDenseRoundSteps<__half>;  ///< 69 KB of shared memory
 
   /// `bs`: the staged block at the warp's first feature.
   __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
@@ -76,7 +77,7 @@ struct BlockMma<__half> {
 template <>
 struct BlockMma<float> {
   static constexpr int kLaneWords = 8;
-  static constexpr int kRoundSteps = 8;
+  static constexpr int kRoundSteps = kDenseRoundSteps<float>;  ///< 69 KB of shared memory
 
   __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
                                              const float* bs, int lane) {
@@ -107,21 +108,23 @@ struct BlockParams {
   float alpha, beta;
 };
 
-/// Dynamic shared memory of one CTA: `stages` rounds of A and B blocks, and
-/// the partial sums the cluster sends this CTA for the rows it stores.
-template <class T>
+/// Dynamic shared memory of one CTA: `stages` rounds of RoundSteps A and B
+/// blocks, and the partial sums the cluster sends this CTA for the rows it stores.
+template <class T, int RoundSteps>
 struct BlockSmem {
-  static constexpr int kSteps = BlockMma<T>::kRoundSteps;
+  static constexpr int kSteps = RoundSteps;
   static constexpr int kAChunks = kBlockPanels * kBlockDim * kBlockDim * int(sizeof(T)) / 16;  ///< 16 bytes, a step
   static constexpr int kBChunks = kBlockDim * kBlockFeatures * int(sizeof(T)) / 16;
-  static constexpr int kBElements = kBlockDim * kBlockStride;            ///< staged B elements a step
+  static constexpr int kBElements = kBlockBElements;
   static constexpr int kCopies = (kAChunks + kBChunks) / kBlockThreads;  ///< 16-byte copies a thread a step
   static_assert(kAChunks % kBlockThreads == 0 || kBlockThreads % kAChunks == 0, "whole warps copy A or B");
   static_assert((kAChunks + kBChunks) % kBlockThreads == 0, "every thread copies alike");
   static constexpr int kTileFloats = kBlockRows * kBlockFeatures;  ///< partial sums received (all ranks' copies)
-  static constexpr int kStageChunks = kSteps * (kAChunks + kBElements * int(sizeof(T)) / 16);
-  static constexpr size_t bytes(int stages) {
-    return sizeof(uint4) * stages * kStageChunks + sizeof(float) * kTileFloats;
+  static constexpr int kStepChunks = kAChunks + kBElements * int(sizeof(T)) / 16;
+  static constexpr int kStageChunks = kSteps * kStepChunks;
+  /// Bytes for `staged` steps (rounds x steps a round).
+  static constexpr size_t bytes(int staged) {
+    return sizeof(uint4) * staged * kStepChunks + sizeof(float) * kTileFloats;
   }
   uint4* a;      ///< [stage][step][panel][lane chunks]
   T* b;          ///< [stage][step][16 rows x kBlockStride]
@@ -137,19 +140,19 @@ struct BlockSmem {
 /// One thread's share of the copies of a round: per step kCopies 16-byte
 /// chunks of the B block or of the A blocks, at addresses that advance by a
 /// fixed stride from step to step (computed once, so a step is a few instructions).
-template <class T>
+template <class T, int RoundSteps>
 struct BlockCopies {
-  const char* src[BlockSmem<T>::kCopies];
-  unsigned dst[BlockSmem<T>::kCopies];
-  int64_t src_step[BlockSmem<T>::kCopies];
-  int valid_steps[BlockSmem<T>::kCopies];  ///< steps whose chunk lies inside B (A chunks: all)
-  bool fill[BlockSmem<T>::kCopies];        ///< features inside B
+  using S = BlockSmem<T, RoundSteps>;
+  const char* src[S::kCopies];
+  unsigned dst[S::kCopies];
+  int64_t src_step[S::kCopies];
+  int valid_steps[S::kCopies];  ///< steps whose chunk lies inside B (A chunks: all)
+  bool fill[S::kCopies];        ///< features inside B
 
   /// Copies into the stage at `a_dst`, `b_dst`.
   template <class OutT>
   __device__ __forceinline__ BlockCopies(const BlockParams<T, OutT>& p, uint4* a_dst, T* b_dst, int group, int cb0,
                                          int f0) {
-    using S = BlockSmem<T>;
     constexpr int kChunk = 16 / int(sizeof(T));
     constexpr int kRowChunks = kBlockFeatures / kChunk;
 #pragma unroll
@@ -178,7 +181,6 @@ struct BlockCopies {
   /// Requests steps [0, steps) of the round starting at the column block these were made for
   /// (the A chunks only, unless `with_b`).
   __device__ __forceinline__ void request(int steps, bool with_b) const {
-    using S = BlockSmem<T>;
 #pragma unroll
     for (int i = 0; i < S::kCopies; ++i) {
       const bool a_chunk = threadIdx.x + i * kBlockThreads >= S::kBChunks;  // warp-uniform
@@ -203,9 +205,9 @@ __device__ void stage_b_elements(const BlockParams<T, OutT>& p, T* b_dst, int cb
   for (int e = threadIdx.x; e < steps * kBlockDim * kBlockFeatures; e += kBlockThreads) {
     const int s = e / (kBlockDim * kBlockFeatures), r = e / kBlockFeatures % kBlockDim, f = e % kBlockFeatures;
     const int row = (cb0 + s) * kBlockDim + r;
-    b_dst[s * BlockSmem<T>::kBElements + r * kBlockStride + f] =
-        row < p.num_cols && f0 + f < p.B.n ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
-                                           : from_float<T>(0.f);
+    b_dst[s * kBlockBElements + r * kBlockStride + f] = row < p.num_cols && f0 + f < p.B.n
+                                                            ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
+                                                            : from_float<T>(0.f);
   }
 }
 
@@ -225,12 +227,14 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 
 /// One CTA: rows 64 * group .., features 64 * slice .., the cluster rank's
 /// share of the column blocks. Grid (cluster size x groups, slices),
-/// clusters of 1, 2, 4 or 8 along x. Stages: rounds staged at once, 1 or 2
-/// (double buffering; one CTA an SM), a template parameter: with a runtime
-/// count one stage ran 2-3% slower on the H100.
-template <class T, class OutT, int Stages>
+/// clusters of 1, 2, 4 or 8 along x. Rounds of RoundSteps column blocks
+/// (BlockMma's round or twice it), Stages of them staged at once (1, or 2:
+/// double buffering); two short rounds' shared memory holds one CTA an SM.
+/// Template parameters: with a runtime stage count one stage ran 2-3% slower on the H100.
+template <class T, class OutT, int RoundSteps, int Stages>
 __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
-  using S = BlockSmem<T>;
+  static_assert(RoundSteps * Stages <= kBlockMaxStages * BlockMma<T>::kRoundSteps, "shared memory of two rounds");
+  using S = BlockSmem<T, RoundSteps>;
   namespace cg = cooperative_groups;
   extern __shared__ uint4 smem_base[];
   const S sh(smem_base, Stages);
@@ -244,12 +248,12 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
 
   float acc[kWarpTiles][4] = {};
   constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
-  // Rounds of up to kRoundSteps column blocks, each in flight at once: these calls are latency-bound,
-  // and one round trip for a round beats a pipeline of a few stages (a round trip every few steps).
+  // Rounds of up to RoundSteps column blocks, each in flight at once: these calls are latency-bound,
+  // and one round trip for a round beats a pipeline of a few small stages (a round trip every few steps).
   const int rounds = (cb_end - cb_begin + S::kSteps - 1) / S::kSteps;
   const auto request_round = [&](int r) {  // into stage r % Stages, one cp.async group
     const int stage = r % Stages, cb0 = cb_begin + r * S::kSteps, steps = min(S::kSteps, cb_end - cb0);
-    const BlockCopies<T> copies(p, sh.stage_a(stage), sh.stage_b(stage), group, cb0, f0);
+    const BlockCopies<T, RoundSteps> copies(p, sh.stage_a(stage), sh.stage_b(stage), group, cb0, f0);
     copies.request(steps, p.B.vec);
     if (!p.B.vec) stage_b_elements(p, sh.stage_b(stage), cb0, steps, f0);
     cp_async_commit();

@@ -68,6 +68,11 @@ struct HostFormat {
   bool dense_blocks = false;
 };
 
+/// Column blocks of 16 a dense-block round stages by default (as much A and B as fits twice per SM):
+/// 16 FP16, 8 TF32. KernelConfig::dense_round_steps may ask for twice that.
+template <class T>
+constexpr int kDenseRoundSteps = sizeof(T) == 2 ? 16 : 8;
+
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
 struct KernelConfig {
   int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2, 4 or 8
@@ -76,6 +81,8 @@ struct KernelConfig {
   /// Features a residual lane holds: 8, or 4 (FP32 only; launches without Tensor-Core items, else 8).
   int residual_lane_features = 0;
   int dense_stages = 0;  ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
+  /// Dense blocks: column blocks a round stages: kDenseRoundSteps<T>, or twice that in one stage.
+  int dense_round_steps = 0;
 };
 
 /// True when a CUDA device is present and usable.

@@ -60,19 +60,38 @@ struct SpmmPlan<T>::Device {
 
 namespace detail {
 
-/// Lets the dense-block kernels of T (FP32 or T output, one or two stages) use
+/// How a dense-block launch stages its column blocks: rounds of `round_steps`
+/// blocks, `stages` rounds in shared memory at once.
+struct BlockStaging {
+  int round_steps, stages;
+};
+
+/// The dense-block kernel of a staging: BlockMma's round in one stage or two, or one round of twice its length.
+template <class T, class OutT>
+auto block_kernel_for(BlockStaging s) {
+  constexpr int k = BlockMma<T>::kRoundSteps;
+  if (s.stages == 2) return block_kernel<T, OutT, k, 2>;
+  return s.round_steps == 2 * k ? block_kernel<T, OutT, 2 * k, 1> : block_kernel<T, OutT, k, 1>;
+}
+
+template <class T>
+size_t block_smem_bytes(BlockStaging s) {
+  return BlockSmem<T, BlockMma<T>::kRoundSteps>::bytes(s.round_steps * s.stages);
+}
+
+/// Lets the dense-block kernels of T (FP32 or T output, each staging) use
 /// their 86 / 155 KB of dynamic shared memory; once per plan, on the plan's device.
 template <class T>
 void allow_block_kernel_smem() {
-  const auto allow = [](auto kernel, int stages) {
-    RSH_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(BlockSmem<T>::bytes(stages))));
+  const auto allow = [](auto kernel, size_t bytes) {
+    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   };
-  allow(block_kernel<T, T, 1>, 1);
-  allow(block_kernel<T, float, 1>, 1);
-  allow(block_kernel<T, T, 2>, 2);
-  allow(block_kernel<T, float, 2>, 2);
+  constexpr int k = BlockMma<T>::kRoundSteps;
+  for (const BlockStaging s : {BlockStaging{k, 1}, BlockStaging{k, 2}, BlockStaging{2 * k, 1}}) {
+    allow(block_kernel_for<T, T>(s), block_smem_bytes<T>(s));
+    allow(block_kernel_for<T, float>(s), block_smem_bytes<T>(s));
+  }
 }
 
 /// Launches a multiply kernel of 256-thread CTAs; behind the beta pre-scaling
@@ -95,13 +114,12 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
 
 /// Launch configuration of the dense-block kernel: `clusters` clusters of `cluster` CTAs along x, `slices`
 /// along y. `attr` receives the cluster size the configuration points to.
-template <class T>
-cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int slices, int stages, cudaLaunchAttribute& attr,
-                                       cudaStream_t stream) {
+inline cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int slices, size_t smem_bytes,
+                                              cudaLaunchAttribute& attr, cudaStream_t stream) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(clusters * cluster), static_cast<unsigned>(slices));
   cfg.blockDim = dim3(kBlockThreads);
-  cfg.dynamicSmemBytes = BlockSmem<T>::bytes(stages);
+  cfg.dynamicSmemBytes = smem_bytes;
   cfg.stream = stream;
   attr = {};
   attr.id = cudaLaunchAttributeClusterDimension;
@@ -113,24 +131,28 @@ cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int slices
 /// Clusters of 1, 2, 4 and 8 dense-block CTAs of two stages the device holds at once.
 template <class T>
 void query_block_waves(int (&clusters)[4]) {
+  const BlockStaging two_stages{BlockMma<T>::kRoundSteps, kBlockMaxStages};
   for (int i = 0; i < 4; ++i) {
     cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = block_launch_config<T>(1, 1 << i, 1, kBlockMaxStages, attr, nullptr);
-    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel<T, T, 2>, &cfg));
+    const cudaLaunchConfig_t cfg = block_launch_config(1, 1 << i, 1, block_smem_bytes<T>(two_stages), attr, nullptr);
+    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel_for<T, T>(two_stages), &cfg));
   }
 }
 
 /// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
 template <class T, class OutT>
-void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, int stages, cudaStream_t stream) {
+void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, BlockStaging staging,
+                         cudaStream_t stream) {
   cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg = block_launch_config<T>(groups, cluster, p.slices, stages, attr, stream);
-  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, stages == 2 ? block_kernel<T, OutT, 2> : block_kernel<T, OutT, 1>, p));
+  const cudaLaunchConfig_t cfg =
+      block_launch_config(groups, cluster, p.slices, block_smem_bytes<T>(staging), attr, stream);
+  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, block_kernel_for<T, OutT>(staging), p));
 }
 
-/// Cluster size and stages of a dense-block launch (KernelConfig's where it names them).
+/// Cluster size and staging of a dense-block launch (KernelConfig's where it names them).
 struct BlockLaunch {
-  int cluster, stages;
+  int cluster;
+  BlockStaging staging;
 };
 
 template <class T>
@@ -151,18 +173,22 @@ BlockLaunch block_launch(const impl::DenseBlockLayout& l, int slices, const Kern
       cluster *= 2;
     }
   }
+  // Rounds of twice the length (in one stage) only where KernelConfig asks for them: against two stages
+  // of short rounds they were as often slower as faster (h100_2026-11-23g.md, section 2).
+  const int round_steps = config.dense_round_steps != 0 ? config.dense_round_steps : kRound;
+  int stages = config.dense_stages;
+  if (stages == 0 && round_steps > kRound) stages = 1;
   // Two stages (double buffering, one CTA an SM) where a CTA has more than one round and the grid fits
   // in one wave of two-stage clusters. On the H100 (perf_tests/results/h100_2026-11-23g.md), against the
   // one-stage kernel in the same call: 2048 x 512 x0.90 FP16 / x0.87 TF32, 512 x 2048 x0.95 FP16; past one
   // wave two stages lose (TF32 512 x 2048 in clusters of 8: x1.23).
-  int stages = config.dense_stages;
   if (stages == 0) {
     int wave_index = 0;  // log2(cluster)
     while ((1 << wave_index) < cluster) ++wave_index;
     const bool one_wave = cluster <= kBlockMaxCluster && int64_t(l.groups) * slices <= wave_clusters[wave_index];
     stages = (l.col_blocks + cluster - 1) / cluster > kRound && one_wave ? 2 : 1;
   }
-  return {cluster, stages};
+  return {cluster, {round_steps, stages}};
 }
 
 /// Host values to device elements; the first `tf32_count` are rounded to
@@ -279,6 +305,12 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (config.dense_stages < 0 || config.dense_stages > detail::kBlockMaxStages)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_stages = " + std::to_string(config.dense_stages) +
                                 " not in {0, 1, 2}");
+  constexpr int kRound = detail::BlockMma<T>::kRoundSteps;
+  const int round = config.dense_round_steps;
+  if ((round != 0 && round != kRound && round != 2 * kRound) || (round == 2 * kRound && config.dense_stages == 2))
+    throw std::invalid_argument("rsh::cuda::KernelConfig: dense_round_steps = " + std::to_string(round) +
+                                " not in {0, " + std::to_string(kRound) + ", " + std::to_string(2 * kRound) + "} (" +
+                                std::to_string(2 * kRound) + ": one stage)");
   d_->config = config;
 }
 
@@ -313,7 +345,7 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
     const detail::BlockLaunch launch = detail::block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
     const detail::BlockParams<T, OutT> p{
         d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
-    return detail::launch_block_kernel(p, l.groups, launch.cluster, launch.stages, stream);
+    return detail::launch_block_kernel(p, l.groups, launch.cluster, launch.staging, stream);
   }
 
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
