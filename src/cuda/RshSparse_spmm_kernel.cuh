@@ -74,7 +74,7 @@ constexpr int residual_min_blocks() {
 template <class T, class OutT, int V>
 __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {
-  __shared__ float partials[8 * kResThreadsPerBlock];
+  __shared__ float partials[V * kResThreadsPerBlock];
   residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials);
 }
 
