@@ -5,6 +5,15 @@
 # the host preprocessing benchmark on the node's CPU. Logs and the benchmark
 # JSON go to the folder given as first argument.
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
+#        scripts/run_gpu.sh OUT_DIR suite 1|2 [benchmark args...]   (the default suite at N = 128 with cuSPARSE,
+#                                                             in two parts of under 10 minutes: 1 = the shared
+#                                                             matrices but the transformer layers, 2 = those and
+#                                                             the generated ones; bench_suite<part>*.json)
+#        scripts/run_gpu.sh OUT_DIR dense-sweep [benchmark args...]  (rsh alone under DenseBlocks on one layer
+#                                                             of each DLMC shape, per precision, staging and
+#                                                             cluster size (0: the planner's), in one call:
+#                                                             dense_<prec>_s<stages>_r<round>_c<cluster>.json;
+#                                                             compare with scripts/shape_table.py)
 #        scripts/run_gpu.sh OUT_DIR profile PREC N MATRIX...   (Nsight Compute: the rsh kernel and cuSPARSE
 #                                                             ALG3 on each matrix; one text report per matrix;
 #                                                             RSH_PROFILE_ARGS adds benchmark flags, e.g. a partition)
@@ -40,6 +49,40 @@ if [[ $what == bench || $what == all ]]; then
     --benchmark_min_time=0.01 "$@" > "$out/bench$tag.log" 2> "$out/bench$tag.err" || status=1
   tail -3 "$out/bench$tag.err"
   python3 scripts/bench_summary.py "$out/bench$tag.json" | tee "$out/summary$tag.md" | tail -40
+fi
+if [[ $what == suite ]]; then
+  part=${1:?suite part: 1 or 2}; shift
+  run_part() {  # tag, benchmark args...
+    local tag=$1; shift
+    echo "== suite part $part: $tag"
+    $dev/bin/rsh_spmm_benchmark --benchmark_out="$out/bench_$tag.json" --benchmark_out_format=json \
+      --benchmark_min_time=0.01 --rsh_n=128 "$@" > "$out/bench_$tag.log" 2> "$out/bench_$tag.err" || status=1
+    tail -2 "$out/bench_$tag.err"
+  }
+  if [[ $part == 1 ]]; then
+    run_part suite1 '--benchmark_filter=^spmm/([^t]|tolokers)' "$@"
+  else
+    run_part suite2 '--benchmark_filter=^spmm/transformer' "$@"
+    run_part suite2_generated --rsh_suite=generated "$@"
+  fi
+  python3 scripts/bench_summary.py "$out"/bench_suite*.json | tail -6
+fi
+if [[ $what == dense-sweep ]]; then
+  echo "== DenseBlocks sweep $*"
+  for prec in fp16 tf32; do
+    round=$([[ $prec == fp16 ]] && echo 16 || echo 8)
+    for staging in "0 0" "1 $round" "2 $round" "1 $((2 * round))"; do  # the planner's, then each by hand
+      read -r stages steps <<< "$staging"
+      for cluster in $([[ $stages == 0 ]] && echo 0 || echo 0 1 2 4 8); do
+        $dev/bin/rsh_spmm_benchmark --rsh_prec=$prec --rsh_n=128 --rsh_partition=dense --rsh_dense_stages=$stages \
+          --rsh_dense_round=$steps --rsh_dense_cluster=$cluster --rsh_match=magnitude_pruning/0.7/ \
+          --benchmark_filter=/rsh/ --benchmark_min_time=0.01 "$@" \
+          --benchmark_out="$out/dense_${prec}_s${stages}_r${steps}_c${cluster}.json" --benchmark_out_format=json \
+          > /dev/null 2>> "$out/dense_sweep.err" || status=1
+      done
+    done
+  done
+  python3 scripts/shape_table.py "$out"/dense_*_c0.json
 fi
 if [[ $what == reorder ]]; then
   echo "== host reorder benchmark $* ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"
