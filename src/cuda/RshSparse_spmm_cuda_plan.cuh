@@ -11,7 +11,7 @@
 #include "cuda/RshSparse_cuda_device_array.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
-#include "cuda/RshSparse_spmm_block_kernel.cuh"
+#include "cuda/RshSparse_spmm_block_launch.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
 #include "impl/RshSparse_dense_blocks.hpp"
 
@@ -60,40 +60,6 @@ struct SpmmPlan<T>::Device {
 
 namespace detail {
 
-/// How a dense-block launch stages its column blocks: rounds of `round_steps`
-/// blocks, `stages` rounds in shared memory at once.
-struct BlockStaging {
-  int round_steps, stages;
-};
-
-/// The dense-block kernel of a staging: BlockMma's round in one stage or two, or one round of twice its length.
-template <class T, class OutT>
-auto block_kernel_for(BlockStaging s) {
-  constexpr int k = BlockMma<T>::kRoundSteps;
-  if (s.stages == 2) return block_kernel<T, OutT, k, 2>;
-  return s.round_steps == 2 * k ? block_kernel<T, OutT, 2 * k, 1> : block_kernel<T, OutT, k, 1>;
-}
-
-template <class T>
-size_t block_smem_bytes(BlockStaging s) {
-  return BlockSmem<T, BlockMma<T>::kRoundSteps>::bytes(s.round_steps * s.stages);
-}
-
-/// Lets the dense-block kernels of T (FP32 or T output, each staging) use
-/// their 86 / 155 KB of dynamic shared memory; once per plan, on the plan's device.
-template <class T>
-void allow_block_kernel_smem() {
-  const auto allow = [](auto kernel, size_t bytes) {
-    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  };
-  constexpr int k = BlockMma<T>::kRoundSteps;
-  for (const BlockStaging s : {BlockStaging{k, 1}, BlockStaging{k, 2}, BlockStaging{2 * k, 1}}) {
-    allow(block_kernel_for<T, T>(s), block_smem_bytes<T>(s));
-    allow(block_kernel_for<T, float>(s), block_smem_bytes<T>(s));
-  }
-}
-
 /// Launches a multiply kernel of 256-thread CTAs; behind the beta pre-scaling
 /// (`after_scale`) with programmatic dependent launch, so that its CTAs start
 /// while the pre-scaling runs and only its atomic adds wait for it.
@@ -110,85 +76,6 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
   cfg.attrs = &attr, cfg.numAttrs = after_scale ? 1 : 0;
   cudaLaunchKernelEx(&cfg, kernel, p);
   check_launch(name);
-}
-
-/// Launch configuration of the dense-block kernel: `clusters` clusters of `cluster` CTAs along x, `slices`
-/// along y. `attr` receives the cluster size the configuration points to.
-inline cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int slices, size_t smem_bytes,
-                                              cudaLaunchAttribute& attr, cudaStream_t stream) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(clusters * cluster), static_cast<unsigned>(slices));
-  cfg.blockDim = dim3(kBlockThreads);
-  cfg.dynamicSmemBytes = smem_bytes;
-  cfg.stream = stream;
-  attr = {};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = cluster, attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr, cfg.numAttrs = 1;
-  return cfg;
-}
-
-/// Clusters of 1, 2, 4 and 8 dense-block CTAs of two stages the device holds at once.
-template <class T>
-void query_block_waves(int (&clusters)[4]) {
-  const BlockStaging two_stages{BlockMma<T>::kRoundSteps, kBlockMaxStages};
-  for (int i = 0; i < 4; ++i) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = block_launch_config(1, 1 << i, 1, block_smem_bytes<T>(two_stages), attr, nullptr);
-    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel_for<T, T>(two_stages), &cfg));
-  }
-}
-
-/// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
-template <class T, class OutT>
-void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, BlockStaging staging,
-                         cudaStream_t stream) {
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t cfg =
-      block_launch_config(groups, cluster, p.slices, block_smem_bytes<T>(staging), attr, stream);
-  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, block_kernel_for<T, OutT>(staging), p));
-}
-
-/// Cluster size and staging of a dense-block launch (KernelConfig's where it names them).
-struct BlockLaunch {
-  int cluster;
-  BlockStaging staging;
-};
-
-template <class T>
-BlockLaunch block_launch(const impl::DenseBlockLayout& l, int slices, const KernelConfig& config,
-                         const int (&wave_clusters)[4]) {
-  constexpr int kRound = BlockMma<T>::kRoundSteps;
-  // The smallest cluster that gives the grid 64 CTAs and each CTA at most two rounds of staged blocks
-  // (each round is a memory round trip). On the H100 over the DLMC layer shapes at every cluster size
-  // (perf_tests/results/h100_2026-11-23d.md) this came within 2% (FP16) / 1% (TF32) of the best size,
-  // where "until ~100 CTAs" was 5% / 4% off.
-  int cluster = config.dense_cluster;
-  if (cluster == 0) {
-    cluster = 1;
-    while (cluster < kBlockMaxCluster && 2 * cluster <= l.col_blocks) {
-      const int64_t ctas = int64_t(l.groups) * slices * cluster;
-      const int rounds = ((l.col_blocks + cluster - 1) / cluster + kRound - 1) / kRound;
-      if (ctas >= 64 && rounds <= 2) break;
-      cluster *= 2;
-    }
-  }
-  // Rounds of twice the length (in one stage) only where KernelConfig asks for them: against two stages
-  // of short rounds they were as often slower as faster (h100_2026-11-23g.md, section 2).
-  const int round_steps = config.dense_round_steps != 0 ? config.dense_round_steps : kRound;
-  int stages = config.dense_stages;
-  if (stages == 0 && round_steps > kRound) stages = 1;
-  // Two stages (double buffering, one CTA an SM) where a CTA has more than one round and the grid fits
-  // in one wave of two-stage clusters. On the H100 (perf_tests/results/h100_2026-11-23g.md), against the
-  // one-stage kernel in the same call: 2048 x 512 x0.90 FP16 / x0.87 TF32, 512 x 2048 x0.95 FP16; past one
-  // wave two stages lose (TF32 512 x 2048 in clusters of 8: x1.23).
-  if (stages == 0) {
-    int wave_index = 0;  // log2(cluster)
-    while ((1 << wave_index) < cluster) ++wave_index;
-    const bool one_wave = cluster <= kBlockMaxCluster && int64_t(l.groups) * slices <= wave_clusters[wave_index];
-    stages = (l.col_blocks + cluster - 1) / cluster > kRound && one_wave ? 2 : 1;
-  }
-  return {cluster, {round_steps, stages}};
 }
 
 /// Host values to device elements; the first `tf32_count` are rounded to
