@@ -70,7 +70,7 @@ fi
 if [[ $what == dense-sweep ]]; then
   echo "== DenseBlocks sweep $*"
   for prec in fp16 tf32; do
-    round=$([[ $prec == fp16 ]] && echo 16 || echo 8)
+    round=$([[ $prec == fp16 ]] && echo 16 || echo 8)  # rsh::cuda::kDenseRoundSteps
     for staging in "0 0" "1 $round" "2 $round" "1 $((2 * round))"; do  # the planner's, then each by hand
       read -r stages steps <<< "$staging"
       for cluster in $([[ $stages == 0 ]] && echo 0 || echo 0 1 2 4 8); do

@@ -80,9 +80,8 @@ struct KernelConfig {
   int dense_cluster = 0;   ///< dense blocks: CTAs splitting a 64-row group's columns: 1, 2, 4, 8 or 16
   /// Features a residual lane holds: 8, or 4 (FP32 only; launches without Tensor-Core items, else 8).
   int residual_lane_features = 0;
-  int dense_stages = 0;  ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
-  /// Dense blocks: column blocks a round stages: kDenseRoundSteps<T>, or twice that in one stage.
-  int dense_round_steps = 0;
+  int dense_stages = 0;       ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
+  int dense_round_steps = 0;  ///< dense blocks: column blocks a round: kDenseRoundSteps<T>, or twice (one stage)
 };
 
 /// True when a CUDA device is present and usable.
