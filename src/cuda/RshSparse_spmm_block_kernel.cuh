@@ -230,7 +230,7 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 /// clusters of 1, 2, 4 or 8 along x. Rounds of RoundSteps column blocks
 /// (BlockMma's round or twice it), Stages of them staged at once (1, or 2:
 /// double buffering); two short rounds' shared memory holds one CTA an SM.
-/// Template parameters: with a runtime stage count one stage ran 2-3% slower on the H100.
+/// Template parameters: with a runtime stage count one stage ran 1-4% slower on the H100 (h100_2026-11-23g.md).
 template <class T, class OutT, int RoundSteps, int Stages>
 __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
   static_assert(RoundSteps * Stages <= kBlockMaxStages * BlockMma<T>::kRoundSteps, "shared memory of two rounds");
