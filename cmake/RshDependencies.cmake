@@ -13,7 +13,9 @@ endmacro()
 
 if(DEFINED Kokkos_ROOT OR DEFINED ENV{Kokkos_ROOT} OR DEFINED Kokkos_DIR)
   rsh_find_dependency(Kokkos CONFIG)
-  rsh_find_dependency(KokkosKernels CONFIG)
+  # KokkosKernels beside that Kokkos first: its prefix's config directory is searched before the system
+  # prefixes, where Debian's KokkosKernels 3.4 config (broken, and for another Kokkos) would be found.
+  rsh_find_dependency(KokkosKernels CONFIG HINTS "${Kokkos_DIR}/../KokkosKernels")
 else()
   list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}")
   rsh_find_dependency(KokkosTrilinos)
