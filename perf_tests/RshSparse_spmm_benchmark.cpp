@@ -1,5 +1,6 @@
 // rsh vs cuSPARSE SpMM on one GPU in one process (Google Benchmark).
-// Names: spmm/<matrix>/<fp16|tf32>/row/n=<n>/<impl>. Times are device
+// Names: spmm/<matrix>/<fp16|fp32|tf32>/row/n=<n>/<impl> (fp32: float with FP32-level accuracy, the default
+// of rsh::Options; tf32: float with Options::allow_tf32). Times are device
 // times per call (events around a batch of calls), B/C rotated past L2; the time Google Benchmark
 // prints is the mean over iterations, counter median_us the median that speedups and
 // scripts/bench_summary.py use; preprocessing is reported separately (inspect_ms). Every implementation is verified
@@ -8,7 +9,7 @@
 // Extra flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
-//   --rsh_prec=LIST      fp16,tf32 (default both)
+//   --rsh_prec=LIST      fp16,fp32,tf32 (default fp16,tf32)
 //   --rsh_partition=P    row|tc|cuda|dense|auto (default: Options' default partition)
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
 //                        (default None). With more than one, every policy is timed in the same process
@@ -124,8 +125,8 @@ template <class T>
 std::unique_ptr<Group<T>> g_group;
 
 template <class T>
-Group<T>& group(const LoadedMatrix& m, int n, const Config& cfg) {
-  const std::string key = m.name + "/" + std::to_string(n);
+Group<T>& group(const LoadedMatrix& m, const std::string& prec, int n, const Config& cfg) {
+  const std::string key = m.name + "/" + prec + "/" + std::to_string(n);
   if (g_group<T> && g_group<T>->key == key) return *g_group<T>;
   g_group<T>.reset();
   auto g = std::make_unique<Group<T>>();
@@ -219,9 +220,9 @@ double timed_loop(benchmark::State& state, Group<T>& g, const Config& cfg, Run&&
 
 template <class T>
 void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
-                    int n, int alg) {
+                    const std::string& prec, int n, int alg) {
   const LoadedMatrix& m = load(src, index, count);
-  Group<T>& g = group<T>(m, n, cfg);
+  Group<T>& g = group<T>(m, prec, n, cfg);
   std::unique_ptr<bench::CusparseSpmm<T>> impl;
   try {
     impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, cusparse(), nullptr);
@@ -247,18 +248,19 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
 }
 
 template <class T>
-void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count, int n,
-               Reorder reorder) {
+void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
+               const std::string& prec, int n, Reorder reorder) {
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
   options.reorder = reorder;
   const Inspected& x = inspected(m, options, sizeof(T));
-  Group<T>& g = group<T>(m, n, cfg);
+  Group<T>& g = group<T>(m, prec, n, cfg);
+  const cuda::FloatMath math = prec == "tf32" ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32;
   auto& plan = g.plans[reorder];
   auto run = [&](const T* B, T* C) { plan->spmm(1.f, B, n, 0.f, C, n, n, cuda::Layout::kRowMajor, nullptr); };
   try {
     if (!plan) {  // a KernelConfig this precision lacks is an error of this benchmark, not of the run
-      auto made = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr);
+      auto made = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr, math);
       made->set_config(cfg.kernel);
       plan = std::move(made);
     }
@@ -271,7 +273,7 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   }
   if (!g.expected.empty()) {
     const double err = relative_error(g.operands->C[0].download(), g.expected);
-    if (err > (std::is_same<T, float>::value ? 5e-3 : 2e-2)) {
+    if (err > (prec == "fp32" ? 1e-5 : prec == "tf32" ? 5e-3 : 2e-2)) {
       state.SkipWithError(("rsh result differs from cuSPARSE: " + std::to_string(err)).c_str());
       return;
     }
@@ -302,14 +304,15 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
                     const std::string& prec) {
   const std::string base = "spmm/" + src.name + "/" + prec + "/row/n=" + std::to_string(n) + "/";
   for (int alg : {1, 2, 3})
-    benchmark::RegisterBenchmark((base + "cusparse_alg" + std::to_string(alg)).c_str(),
-                                 [=](benchmark::State& s) { bench_cusparse<T>(s, src, cfg, index, count, n, alg); })
+    benchmark::RegisterBenchmark(
+        (base + "cusparse_alg" + std::to_string(alg)).c_str(),
+        [=](benchmark::State& s) { bench_cusparse<T>(s, src, cfg, index, count, prec, n, alg); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   for (Reorder r : cfg.reorders) {
     const std::string name = cfg.reorders.size() == 1 ? "rsh" : std::string("rsh:") + reorder_name(r);
     benchmark::RegisterBenchmark((base + name).c_str(),
-                                 [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, n, r); })
+                                 [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, prec, n, r); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
@@ -387,7 +390,7 @@ int main(int argc, char** argv) {
     for (const auto& prec : cfg.precisions)
       for (int n : cfg.widths) {
         if (prec == "fp16") register_group<__half>(sources[i], cfg, i, count, n, prec);
-        if (prec == "tf32") register_group<float>(sources[i], cfg, i, count, n, prec);
+        if (prec == "fp32" || prec == "tf32") register_group<float>(sources[i], cfg, i, count, n, prec);
       }
 
   cudaDeviceProp prop{};

@@ -12,6 +12,7 @@
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/RshSparse_matrix_access.hpp"
+#include "impl/RshSparse_spmm_impl.hpp"
 
 namespace rsh {
 
@@ -84,8 +85,29 @@ class SpmmHandle {
            ", reorder: " + reorder_name(options_.reorder) +
            (options_.reorder == Reorder::kAuto ? std::string(" (chose ") + reorder_name(inspection_.reorder) + ")"
                                                : "") +
-           "\n" + impl::to_string(inspection_.stats) + impl::to_string(format_stats()) + inspection_.times.to_string();
+           "\n" + impl::to_string(inspection_.stats) + impl::to_string(format_stats()) + inspection_.times.to_string() +
+           "executor: " + executor() + "\n";
   }
+
+  /// The kernels of the last multiply and their precision (e.g. "CUDA: Tensor-Core tiles in 3xTF32 +
+  /// CUDA-core residual in FP32", or the portable kernels' execution space and precision).
+  std::string executor() const {
+    switch (last_run_) {
+      case Executor::kNone:
+        return "none yet";
+      case Executor::kPortable:
+        return std::string("portable Kokkos kernels on ") + execution_space::name() + " in " +
+               impl::portable_precision<Scalar>();
+      case Executor::kBackend:
+        return backend_description_;
+    }
+    return "unknown";
+  }
+  /// Set by the executor of each multiply (a cheap store on the hot path); a backend describes its
+  /// kernels once, when it builds its state.
+  void note_portable_run() { last_run_ = Executor::kPortable; }
+  void note_backend_run() { last_run_ = Executor::kBackend; }
+  void set_backend_description(const std::string& description) { backend_description_ = description; }
 
   /// Backend state (e.g. the CUDA plan), owned by the handle; built lazily by the backend.
   std::shared_ptr<void>& backend_state() { return backend_state_; }
@@ -138,6 +160,9 @@ class SpmmHandle {
   const void* entries_ptr_ = nullptr;
   const void* values_ptr_ = nullptr;
   std::shared_ptr<void> backend_state_;
+  enum class Executor { kNone, kPortable, kBackend };
+  Executor last_run_ = Executor::kNone;
+  std::string backend_description_;
 };
 
 }  // namespace rsh

@@ -104,6 +104,11 @@ struct Options {
   /// fill the last wave of CTAs better), the other partitions the maximum.
   int residual_piece_nnz = 0;
   SpmmAlgorithm algorithm = SpmmAlgorithm::kDefault;
+  /// float on the CUDA backend: false (the default) keeps FP32-level accuracy, as KokkosSparse::spmv
+  /// gives (Tensor-Core tiles split each operand into two TF32 parts, 3xTF32; CUDA cores run FP32);
+  /// true lets the Tensor-Core tiles take TF32 operands (10 mantissa bits, relative error near 1e-3),
+  /// which is faster. Other scalars and the portable kernels ignore it.
+  bool allow_tf32 = false;
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).
   bool report_progress = false;
 };

@@ -1,5 +1,5 @@
 // The raw-pointer CUDA backend on the GPU against the double host reference
-// (DESIGN section 7): FP16 (FP16 and FP32 out) and TF32, both layouts, every
+// (DESIGN section 7): FP16 (FP16 and FP32 out), FP32 (3xTF32 tiles) and TF32, both layouts, every
 // partition (dense blocks included), N in {1, 7, 16, 33, 128, 256}, alpha/beta
 // cases, forced splits, and real graphs. Skips cleanly without a device.
 #include <gtest/gtest.h>
@@ -53,13 +53,17 @@ std::vector<E> pack(const Dense& d, Layout layout, int64_t ld) {
   return out;
 }
 
-template <class T, class OutT>
+template <class T, class OutT, rsh::cuda::FloatMath M>
 class CudaSpmmTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   }
-  static double tolerance() { return std::is_same<T, float>::value ? 5e-3 : 2e-2; }
+  /// DESIGN section 7: FP32 1e-5, TF32 5e-3, FP16 2e-2.
+  static double tolerance() {
+    if (!std::is_same<T, float>::value) return 2e-2;
+    return M == rsh::cuda::FloatMath::kTf32 ? 5e-3 : 1e-5;
+  }
 
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
@@ -88,7 +92,7 @@ class CudaSpmmTest : public ::testing::Test {
     rsh::cuda::DeviceArray<OutT> dC(hC);
 
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
-    rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
+    rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config(
         {c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages, c.dense_round_steps});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
@@ -101,9 +105,17 @@ class CudaSpmmTest : public ::testing::Test {
   }
 };
 
-template <class Pair>
-class CudaSpmm : public CudaSpmmTest<typename Pair::first_type, typename Pair::second_type> {};
-using Precisions = ::testing::Types<std::pair<float, float>, std::pair<__half, __half>, std::pair<__half, float>>;
+/// Element type of A and B, of C, and how float tiles meet the Tensor Cores.
+template <class T, class OutT, rsh::cuda::FloatMath M = rsh::cuda::FloatMath::kFp32>
+struct Precision {
+  using first_type = T;
+  using second_type = OutT;
+  static constexpr rsh::cuda::FloatMath math = M;
+};
+template <class P>
+class CudaSpmm : public CudaSpmmTest<typename P::first_type, typename P::second_type, P::math> {};
+using Precisions = ::testing::Types<Precision<float, float>, Precision<float, float, rsh::cuda::FloatMath::kTf32>,
+                                    Precision<__half, __half>, Precision<__half, float>>;
 TYPED_TEST_SUITE(CudaSpmm, Precisions);
 
 TYPED_TEST(CudaSpmm, RandomMatricesEveryWidthPartitionLayout) {

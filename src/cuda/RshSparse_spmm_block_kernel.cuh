@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_dense_access.cuh"
+#include "cuda/RshSparse_spmm_mma_traits.cuh"
 
 namespace rsh {
 namespace cuda {
@@ -37,14 +38,15 @@ constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing on
 constexpr int kBlockMaxWideCluster = 16;
 constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memory at once
 
-/// Per precision: one warp's MMAs over a 16 x 16 A block and 32 features of a staged 16 x 64 B block.
-template <class T>
+/// Per precision (and FloatMath for float): one warp's MMAs over a 16 x 16 A block and 32 features of a
+/// staged 16 x 64 B block.
+template <class T, FloatMath M = FloatMath::kFp32>
 struct BlockMma;
 
 /// FP16: mma.m16n8k16; A fragment a0..a3 = (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..), (g+8, 2q+8..) of the block
 /// (8 halves a lane, one 16-byte load); B fragments by ldmatrix.trans from the row-major staged block.
-template <>
-struct BlockMma<__half> {
+template <FloatMath M>
+struct BlockMma<__half, M> {
   static constexpr int kLaneWords = 4;                          ///< 32-bit words of A a lane holds per block
   static constexpr int kRoundSteps = kDenseRoundSteps<__half>;  ///< 69 KB of shared memory
 
@@ -71,11 +73,11 @@ struct BlockMma<__half> {
   }
 };
 
-/// TF32: two mma.m16n8k8 per block (k halves); A fragment a0..a3 = (g, q), (g+8, q), (g, q+4), (g+8, q+4) of
-/// each half (4 floats a lane per half, rounded to TF32 on the host); B fragments (k q / q+4, n g) as words
-/// (the Tensor Cores ignore their low 13 bits).
-template <>
-struct BlockMma<float> {
+/// FP32 operands: two mma.m16n8k8 per block (k halves); A fragment a0..a3 = (g, q), (g+8, q), (g, q+4),
+/// (g+8, q+4) of each half (4 floats a lane per half); B fragments (k q / q+4, n g) as words. kTf32: the
+/// operands as TF32 (A rounded to TF32 on the host, B truncated by the Tensor Cores); kFp32: 3xTF32.
+template <FloatMath M>
+struct BlockMma<float, M> {
   static constexpr int kLaneWords = 8;
   static constexpr int kRoundSteps = kDenseRoundSteps<float>;  ///< 69 KB of shared memory
 
@@ -88,11 +90,10 @@ struct BlockMma<float> {
       for (int j = 0; j < kWarpTiles; ++j) {
         const uint32_t b0 = __float_as_uint(bs[(8 * h + q) * kBlockStride + 8 * j + g]);
         const uint32_t b1 = __float_as_uint(bs[(8 * h + q + 4) * kBlockStride + 8 * j + g]);
-        asm volatile(
-            "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-            "{%0,%1,%2,%3};\n"
-            : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-            : "r"(a[4 * h]), "r"(a[4 * h + 1]), "r"(a[4 * h + 2]), "r"(a[4 * h + 3]), "r"(b0), "r"(b1));
+        if constexpr (M == FloatMath::kTf32)
+          mma_tf32(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], b0, b1);
+        else
+          mma_3xtf32(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], SplitTf32(b0), SplitTf32(b1));
       }
   }
 };
@@ -231,7 +232,7 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 /// (BlockMma's round or twice it), Stages of them staged at once (1, or 2:
 /// double buffering); two short rounds' shared memory holds one CTA an SM.
 /// Template parameters: with a runtime stage count one stage ran 1-4% slower on the H100 (h100_2026-11-23g.md).
-template <class T, class OutT, int RoundSteps, int Stages>
+template <class T, class OutT, FloatMath M, int RoundSteps, int Stages>
 __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
   static_assert(RoundSteps * Stages <= kBlockMaxStages * BlockMma<T>::kRoundSteps, "shared memory of two rounds");
   using S = BlockSmem<T, RoundSteps>;
@@ -277,7 +278,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
         const uint4 u = a_src[i * 32 + lane];
         a[4 * i] = u.x, a[4 * i + 1] = u.y, a[4 * i + 2] = u.z, a[4 * i + 3] = u.w;
       }
-      BlockMma<T>::run(acc, a, b_stage + s * S::kBElements, lane);
+      BlockMma<T, M>::run(acc, a, b_stage + s * S::kBElements, lane);
     }
     if (r + Stages < rounds) {
       __syncthreads();  // the stage is consumed

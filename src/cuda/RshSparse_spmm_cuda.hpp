@@ -32,6 +32,14 @@ enum class Layout {
   kColMajor,  ///< element (i, j) at ptr[j * ld + i]  (Kokkos::LayoutLeft)
 };
 
+/// How a float plan's Tensor-Core MMAs take their FP32 operands (FP16 plans ignore it; CUDA-core parts
+/// always compute in FP32). The Tensor Cores read FP32 operands as TF32 (10 mantissa bits), so a single
+/// MMA has a relative error near 1e-3 where FP32 arithmetic has 1e-7.
+enum class FloatMath {
+  kFp32,  ///< FP32-level accuracy (the default): each operand split into a TF32 high and low part, 3 MMAs (3xTF32)
+  kTf32,  ///< opt-in: operands rounded to TF32, one MMA
+};
+
 /// Residual items one CUDA-core CTA always runs together (HostFormat::res_item_pieces).
 constexpr int kResidualPieceAlign = 8;
 
@@ -88,12 +96,12 @@ struct KernelConfig {
 bool device_available();
 
 /// The format on the device, ready to multiply. Value type T of A and B:
-/// `float` (Tensor-Core tiles in TF32, residual in FP32) or `__half` (FP16
-/// operands, FP32 accumulation). Holds device memory; not copyable.
+/// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32) or `__half`
+/// (FP16 operands, FP32 accumulation). Holds device memory; not copyable.
 template <class T>
 class SpmmPlan {
  public:
-  SpmmPlan(const HostFormat& format, cudaStream_t stream);
+  SpmmPlan(const HostFormat& format, cudaStream_t stream, FloatMath math = FloatMath::kFp32);
   ~SpmmPlan();
   SpmmPlan(const SpmmPlan&) = delete;
   SpmmPlan& operator=(const SpmmPlan&) = delete;
@@ -115,6 +123,9 @@ class SpmmPlan {
 
   int num_rows() const;
   int num_cols() const;
+  /// Which kernels the plan runs and in which precision, for people (e.g. "CUDA: Tensor-Core tiles in
+  /// 3xTF32 + CUDA-core residual in FP32").
+  std::string describe() const;
 
  private:
   struct Device;

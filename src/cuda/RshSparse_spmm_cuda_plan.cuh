@@ -28,6 +28,14 @@ DenseRef<E> dense_ref(E* ptr, int64_t ld, int n, Layout layout) {
   return DenseRef<E>{ptr, row_major ? ld : 1, row_major ? 1 : ld, n, vec};
 }
 
+/// Calls f(M) with the plan's FloatMath as a compile-time constant; FP16 kernels have one instantiation.
+template <class T, class F>
+void with_float_math(FloatMath math, F&& f) {
+  if constexpr (std::is_same<T, float>::value)
+    if (math == FloatMath::kTf32) return f(std::integral_constant<FloatMath, FloatMath::kTf32>());
+  f(std::integral_constant<FloatMath, FloatMath::kFp32>());
+}
+
 inline void check_launch(const char* kernel) {
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
@@ -41,6 +49,7 @@ template <class T>
 struct SpmmPlan<T>::Device {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
+  FloatMath math;
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
   /// Dense-block clusters of 1, 2, 4, 8 CTAs of two stages resident at once on the device.
@@ -80,6 +89,7 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
 
 /// Host values to device elements; the first `tf32_count` are rounded to
 /// TF32 (they enter TF32 MMAs without conversion in the kernels) when T is float.
+/// Under FloatMath::kFp32 none are: the kernels split them into two TF32 parts.
 template <class T>
 std::vector<T> to_elements(const double* values, size_t count, size_t tf32_count) {
   std::vector<T> out(count);
@@ -92,10 +102,11 @@ std::vector<T> to_elements(const double* values, size_t count, size_t tf32_count
 }  // namespace detail
 
 template <class T>
-SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device) {
+SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) : d_(new Device) {
   if (f.num_rows < 0 || f.num_cols < 0 || f.num_tiles < 0 || f.res_nnz < 0)
     throw std::invalid_argument("rsh::cuda::SpmmPlan: negative sizes in HostFormat");
   Device& d = *d_;
+  d.math = std::is_same<T, float>::value ? math : FloatMath::kFp32;
   d.num_rows = f.num_rows, d.num_cols = f.num_cols;
   d.tc_num_items = f.tc_num_items, d.tc_num_unsplit = f.tc_num_unsplit;
   d.res_num_items = f.res_num_items, d.res_num_local = f.res_num_local;
@@ -133,8 +144,10 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream) : d_(new Device)
     d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
   } else {  // the residual only names the values' places in the dense blocks
     if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
-    detail::allow_block_kernel_smem<T>();
-    detail::query_block_waves<T>(d.dense_wave_clusters);
+    detail::with_float_math<T>(d.math, [&](auto m) {
+      detail::allow_block_kernel_smem<T, decltype(m)::value>();
+      detail::query_block_waves<T, decltype(m)::value>(d.dense_wave_clusters);
+    });
     d.dense = true;
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
     d.dense_slot.assign(f.res_nnz, 0);
@@ -161,15 +174,16 @@ SpmmPlan<T>::~SpmmPlan() = default;
 
 template <class T>
 void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
+  const bool tf32 = d_->math == FloatMath::kTf32;
   if (d_->dense) {  // every value meets the Tensor Cores
     std::vector<double> sums(d_->dense_layout.num_slots(), 0.0);
     for (size_t k = 0; k < d_->dense_slot.size(); ++k) sums[d_->dense_slot[k]] += values[d_->tile_nnz + k];
-    const std::vector<T> converted = detail::to_elements<T>(sums.data(), sums.size(), sums.size());
+    const std::vector<T> converted = detail::to_elements<T>(sums.data(), sums.size(), tf32 ? sums.size() : 0);
     return d_->dense_values.assign(converted.data(), converted.size(), stream);
   }
   // Tile values meet the Tensor Cores; the residual stays FP32.
   const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
-  const std::vector<T> converted = detail::to_elements<T>(values, count, d_->tile_nnz);
+  const std::vector<T> converted = detail::to_elements<T>(values, count, tf32 ? d_->tile_nnz : 0);
   d_->values.assign(converted.data(), count, stream);
 }
 
@@ -209,6 +223,20 @@ template <class T>
 int SpmmPlan<T>::num_cols() const {
   return d_->num_cols;
 }
+template <class T>
+std::string SpmmPlan<T>::describe() const {
+  const Device& d = *d_;
+  const char* tc = !std::is_same<T, float>::value ? "FP16 (FP32 accumulation)"
+                   : d.math == FloatMath::kTf32   ? "TF32 (FP32 accumulation)"
+                                                  : "3xTF32 (FP32-level)";
+  const char* cuda_core = std::is_same<T, float>::value ? "FP32" : "FP16 operands, FP32 accumulation";
+  if (d.dense) return std::string("CUDA: dense 16 x 16 blocks on Tensor Cores in ") + tc;
+  std::string s = "CUDA: ";
+  if (d.tc_num_items > 0) s += std::string("Tensor-Core tiles in ") + tc;
+  if (d.tc_num_items > 0 && d.res_num_items > 0) s += " + ";
+  if (d.res_num_items > 0 || d.tc_num_items == 0) s += std::string("CUDA-core residual in ") + cuda_core;
+  return s;
+}
 
 template <class T>
 template <class OutT>
@@ -232,7 +260,9 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
     const detail::BlockLaunch launch = detail::block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
     const detail::BlockParams<T, OutT> p{
         d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
-    return detail::launch_block_kernel(p, l.groups, launch.cluster, launch.staging, stream);
+    return detail::with_float_math<T>(d.math, [&](auto m) {
+      detail::launch_block_kernel<decltype(m)::value>(p, l.groups, launch.cluster, launch.staging, stream);
+    });
   }
 
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
@@ -315,7 +345,9 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, scaled, stream, "residual_kernel");
     return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, scaled, stream, "residual_kernel");
   }
-  detail::launch_spmm(detail::spmm_kernel<T, OutT>, p, blocks, scaled, stream, "spmm_kernel");
+  detail::with_float_math<T>(d.math, [&](auto m) {
+    detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(m)::value>, p, blocks, scaled, stream, "spmm_kernel");
+  });
 }
 
 }  // namespace cuda

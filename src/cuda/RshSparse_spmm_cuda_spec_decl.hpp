@@ -49,10 +49,15 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
     } else {
       if (h.options().algorithm == SpmmAlgorithm::kPortable) return spmm_portable(exec, h, alpha, B, beta, C);
       auto& state = h.backend_state();
-      if (!state)
-        state = std::make_shared<cuda::SpmmPlan<Element>>(host_format(h.host_pattern(), h.host_values()),
-                                                          exec.cuda_stream());
+      if (!state) {
+        auto plan = std::make_shared<cuda::SpmmPlan<Element>>(
+            host_format(h.host_pattern(), h.host_values()), exec.cuda_stream(),
+            h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
+        h.set_backend_description(plan->describe());
+        state = std::move(plan);
+      }
       const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<Element>>(state);
+      h.note_backend_run();
       const auto layout =
           std::is_same<BLayout, Kokkos::LayoutRight>::value ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
       plan.spmm(static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),

@@ -1,0 +1,327 @@
+#pragma once
+// rsh::spmm through the public entry, the KokkosKernels way: one typed test
+// suite over (Scalar, Layout, ExecSpace), instantiated once per execution
+// space by Test_<Backend>_RshSparse_spmm.cpp. Every multiply is checked
+// against the double host reference (DESIGN section 7) and against
+// KokkosSparse::spmv on the same views, over the edge cases of section 7.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <KokkosSparse_spmv.hpp>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "RshSparse_spmm.hpp"
+#include "Test_RshSparse_common.hpp"
+
+namespace rsh {
+namespace test {
+
+/// One instantiation: the scalar of A, B and C, their layout and the execution space.
+template <class S, class L, class E>
+struct SpmmConfig {
+  using Scalar = S;
+  using Layout = L;
+  using ExecSpace = E;
+  using Device = Kokkos::Device<E, typename E::memory_space>;
+};
+
+/// True for Kokkos' binary16 half_t (on Kokkos 3.4's host builds half_t is float).
+template <class S>
+constexpr bool is_half() {
+  return !std::is_same<S, float>::value && !std::is_same<S, double>::value;
+}
+
+template <class S>
+double as_double(S x) {
+  return std::is_same<S, double>::value ? static_cast<double>(x) : static_cast<double>(static_cast<float>(x));
+}
+
+/// DESIGN section 7's bound for what the multiply computes in: FP64 1e-12, FP32 1e-5, TF32 (opt-in) 5e-3,
+/// FP16 2e-2. The portable kernels compute float in FP32 and accumulate half in FP32.
+template <class S>
+double spmm_tolerance(const Options& options) {
+  if (std::is_same<S, double>::value) return 1e-12;
+  if (is_half<S>()) return 2e-2;
+  return options.allow_tf32 ? 5e-3 : 1e-5;
+}
+
+/// values(k) *= factor on the execution space (a free function: nvcc rejects a device lambda in the
+/// private TestBody of a gtest test).
+template <class ExecSpace, class Values>
+void scale_values(const Values& values, double factor) {
+  using Scalar = typename Values::non_const_value_type;
+  const Scalar f = static_cast<Scalar>(factor);
+  Kokkos::parallel_for(
+      "rsh::test::scale_values", Kokkos::RangePolicy<ExecSpace>(0, values.extent(0)),
+      KOKKOS_LAMBDA(const int k) { values(k) = f * values(k); });
+  Kokkos::fence();
+}
+
+template <class Cfg>
+class SpmmTest : public ::testing::Test {
+ protected:
+  using Scalar = typename Cfg::Scalar;
+  using Layout = typename Cfg::Layout;
+  using ExecSpace = typename Cfg::ExecSpace;
+  using Device = typename Cfg::Device;
+  using MemorySpace = typename Device::memory_space;
+  using Matrix = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
+  using MultiVector = Kokkos::View<Scalar**, Layout, Device>;
+  using Handle = SpmmHandle<Scalar, Device>;
+
+  void SetUp() override {
+    if (!backend_available()) GTEST_SKIP() << "no device for " << ExecSpace::name();
+  }
+
+  /// False where the execution space is a GPU and no GPU is present (the build itself needs none).
+  static bool backend_available() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+      int count = 0;
+      return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    }
+#endif
+    return true;
+  }
+
+  static Matrix to_kk(const impl::HostCrs& A) {
+    const auto b = impl::to_bundle<Scalar, int, MemorySpace>(A, "test");
+    return Matrix("A", b.num_rows, b.num_cols, b.nnz(), b.values, b.row_map, b.entries);
+  }
+  static MultiVector to_view(const Dense& d) {
+    MultiVector v("v", d.rows, d.cols);
+    auto h = Kokkos::create_mirror_view(v);
+    for (int64_t i = 0; i < d.rows; ++i)
+      for (int64_t j = 0; j < d.cols; ++j) h(i, j) = static_cast<Scalar>(d(i, j));
+    Kokkos::deep_copy(v, h);
+    return v;
+  }
+  /// Dense in double of what the view holds (so the reference sees the same rounding).
+  static Dense from_view(const MultiVector& v) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    Dense d(v.extent(0), v.extent(1));
+    for (int64_t i = 0; i < d.rows; ++i)
+      for (int64_t j = 0; j < d.cols; ++j) d(i, j) = as_double(h(i, j));
+    return d;
+  }
+  static Scalar nan() {
+    return static_cast<Scalar>(std::numeric_limits<float>::quiet_NaN());
+  }
+  /// A's values as the multiply sees them (rounded to Scalar).
+  static impl::HostCrs rounded(impl::HostCrs A) {
+    for (double& v : A.values) v = as_double(static_cast<Scalar>(v));
+    return A;
+  }
+  static double error(const Dense& ref, const MultiVector& C) {
+    const Dense got = from_view(C);
+    return max_column_error(ref, [&](int64_t i, int64_t j) { return got(i, j); });
+  }
+
+  /// One multiply through rsh::spmm on a fresh handle, checked against the reference and against
+  /// KokkosSparse::spmv. `nonnegative` makes A and B non-negative: for shapes where a column of C
+  /// is one dot product, whose relative error under cancellation is unbounded in any precision.
+  void check(const impl::HostCrs& A_signed, int n, double alpha, double beta, const Options& opt,
+             bool nonnegative = false) {
+    impl::HostCrs A_in = A_signed;
+    if (nonnegative)
+      for (double& v : A_in.values) v = std::fabs(v);
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " alpha " + std::to_string(alpha) +
+                 " beta " + std::to_string(beta) + " " + partition_name(opt.partition) + " " + ExecSpace::name());
+    const Matrix A = to_kk(A_in);
+    Dense B_host = random_dense(A_in.num_cols, n, seed);
+    if (nonnegative)
+      for (double& v : B_host.v) v = std::fabs(v);
+    const MultiVector B = to_view(B_host);
+    MultiVector C = to_view(random_dense(A_in.num_rows, n, seed + 1));
+    if (beta == 0) Kokkos::deep_copy(C, nan());  // must be ignored
+    const Dense C0 = from_view(C);
+    MultiVector C_kk("C_kk", C.extent(0), C.extent(1));
+    Kokkos::deep_copy(C_kk, C);
+    const Dense ref = reference_spmm(rounded(A_in), from_view(B), alpha, beta, C0);
+
+    Handle handle(opt);
+    rsh::spmm(ExecSpace(), &handle, "N", static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C);
+    KokkosSparse::spmv("N", static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C_kk);
+    ExecSpace().fence();
+    const double tol = spmm_tolerance<Scalar>(opt);
+    EXPECT_LE(error(ref, C), tol);
+    EXPECT_LE(error(from_view(C_kk), C), 10 * tol) << "against KokkosSparse::spmv";
+  }
+};
+
+TYPED_TEST_SUITE_P(SpmmTest);
+
+TYPED_TEST_P(SpmmTest, RandomMatricesAllPartitionsAndWidths) {
+  for (bool clustered : {false, true}) {
+    const auto A = random_crs(131, 97, 14, fresh_seed(), clustered);
+    for (Partition p : kAllPartitions)
+      for (int n : {1, 7, 16, 33}) this->check(A, n, 1.0, 0.0, options(p));
+  }
+}
+
+TYPED_TEST_P(SpmmTest, AlphaBetaSemantics) {
+  const auto A = random_crs(45, 60, 9, fresh_seed(), true);
+  for (Partition p : kAllPartitions)
+    for (auto ab : {std::make_pair(1.0, 1.0), std::make_pair(2.5, -0.5), std::make_pair(0.0, 2.0),
+                    std::make_pair(0.0, 0.0), std::make_pair(-1.0, 0.0)})
+      this->check(A, 5, ab.first, ab.second, options(p));
+}
+
+TYPED_TEST_P(SpmmTest, EdgeCaseShapes) {
+  const uint64_t s = fresh_seed();
+  for (Partition p : kAllPartitions) {
+    this->check(impl::coo_to_crs(0, 0, {}), 3, 1.0, 0.0, options(p));        // empty matrix
+    this->check(impl::coo_to_crs(7, 5, {}), 3, 1.0, 0.5, options(p));        // no nonzeros
+    this->check(random_crs(1, 40, 40, s), 9, 1.0, 0.0, options(p), true);    // one row
+    this->check(random_crs(50, 1, 1, s), 4, 1.0, 0.0, options(p));           // one column
+    this->check(random_crs(23, 301, 6, s), 8, 1.5, 0.0, options(p));         // wide, non-square
+    this->check(random_crs(301, 23, 6, s), 8, 1.5, 0.0, options(p));         // tall, non-square
+    this->check(random_crs(64, 64, 8, s, true), 128, 1.0, 0.0, options(p));  // a whole Tensor-Core slice
+  }
+}
+
+TYPED_TEST_P(SpmmTest, SplitWorkItemsAndExactMultiples) {
+  // Tiny bounds force splits; a row of exactly 2 x 16 nonzeros and a window
+  // of exactly 4 tiles land on the split boundary.
+  std::vector<impl::CooEntry> coo;
+  for (int c = 0; c < 32; ++c) coo.push_back({3, c, 0.25 * c});
+  for (int r = 8; r < 16; ++r)
+    for (int c = 0; c < 32; c += 1 + r % 3) coo.push_back({r, 40 + c, 1.0 - 0.1 * r});
+  const auto A = impl::coo_to_crs(20, 80, coo);
+  for (Partition p : kAllPartitions)
+    for (int max_tiles : {1, 2, 4})
+      for (double beta : {0.0, 0.75}) this->check(A, 6, 1.25, beta, options(p, max_tiles, 16));
+}
+
+TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
+  const auto A = random_crs(97, 80, 11, fresh_seed(), true);
+  for (Reorder policy : kAllReorders)
+    for (Partition p : kAllPartitions) {
+      Options o = options(p, 2, 8);  // small items: split pieces of reordered windows too
+      o.reorder = policy;
+      SCOPED_TRACE(reorder_name(policy));
+      for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
+    }
+}
+
+TYPED_TEST_P(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {
+  impl::HostCrs A;
+  A.num_rows = 3;
+  A.num_cols = 5;
+  A.row_map = {0, 4, 4, 6};
+  A.entries = {4, 1, 4, 0, 2, 2};
+  A.values = {1.0, 2.0, 3.0, 4.0, 5.0, -6.0};
+  for (Partition p : kAllPartitions) this->check(A, 3, 1.0, 0.0, options(p));
+}
+
+/// TF32 is an explicit opt-in for float; other scalars ignore it.
+TYPED_TEST_P(SpmmTest, Tf32OptIn) {
+  const auto A = random_crs(200, 150, 30, fresh_seed(), true);
+  for (Partition p : kAllPartitions) {
+    Options o = options(p);
+    o.allow_tf32 = true;
+    this->check(A, 40, 1.0, 0.5, o);
+  }
+}
+
+TYPED_TEST_P(SpmmTest, HandleReuseValueUpdateAndPatternCheck) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  auto A_host = random_crs(40, 40, 5, fresh_seed(), true);
+  auto A = this->to_kk(A_host);
+  const auto B = this->to_view(random_dense(40, 4, 3));
+  MultiVector C("C", 40, 4);
+  typename TestFixture::Handle handle;
+  rsh::spmm(&handle, "N", Scalar(1), A, B, Scalar(0), C);
+  ASSERT_TRUE(handle.is_analyzed());
+  EXPECT_NE(handle.describe().find("RS-Tile"), std::string::npos);
+  const double tol = spmm_tolerance<Scalar>(handle.options());
+  EXPECT_LE(this->error(reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(40, 4)), C), tol);
+
+  // In-place value change, then update_values: the result follows, on the same handle.
+  scale_values<typename TestFixture::ExecSpace>(A.values, -2.0);
+  for (double& v : A_host.values) v *= -2;
+  handle.update_values(A);
+  rsh::spmm(&handle, "N", Scalar(1), A, B, Scalar(0), C);
+  EXPECT_LE(this->error(reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(40, 4)), C), tol);
+
+  // Another pattern of the same size is rejected; so are bad arguments.
+  auto other = A_host;
+  other.entries[0] = (other.entries[0] + 1) % 40;
+  std::sort(other.entries.begin(), other.entries.begin() + other.row_map[1]);
+  if (std::adjacent_find(other.entries.begin(), other.entries.begin() + other.row_map[1]) ==
+      other.entries.begin() + other.row_map[1]) {
+    EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), this->to_kk(other), B, Scalar(0), C), std::invalid_argument);
+  }
+  EXPECT_THROW(rsh::spmm(&handle, "T", Scalar(1), A, B, Scalar(0), C), std::invalid_argument);
+  EXPECT_THROW(rsh::spmm(&handle, "X", Scalar(1), A, B, Scalar(0), C), std::invalid_argument);
+  MultiVector C_bad("C_bad", 39, 4);
+  EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), A, B, Scalar(0), C_bad), std::invalid_argument);
+  MultiVector B_bad("B_bad", 40, 5);
+  EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), A, B_bad, Scalar(0), C), std::invalid_argument);
+}
+
+TYPED_TEST_P(SpmmTest, HandleFreeOverloadAndCrsBundle) {
+  using Scalar = typename TestFixture::Scalar;
+  const auto A_host = random_crs(33, 21, 7, fresh_seed());
+  // size_t offsets, KokkosSparse::CrsMatrix's default
+  const auto A = impl::to_bundle<Scalar, size_t, typename TestFixture::MemorySpace>(A_host, "test");
+  const auto B = this->to_view(random_dense(21, 3, 5));
+  typename TestFixture::MultiVector C("C", 33, 3);
+  Kokkos::deep_copy(C, this->nan());
+  rsh::spmm("N", Scalar(2), A, B, Scalar(0), C);
+  const Dense ref = reference_spmm(this->rounded(A_host), this->from_view(B), 2.0, 0.0, Dense(33, 3));
+  EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(Options()));
+}
+
+/// Malformed CSR through the public entry: std::invalid_argument, C untouched.
+TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
+  using Scalar = typename TestFixture::Scalar;
+  using MemorySpace = typename TestFixture::MemorySpace;
+  auto A_host = random_crs(12, 10, 4, fresh_seed());
+  const auto B = this->to_view(random_dense(10, 2, 1));
+  typename TestFixture::MultiVector C("C", 12, 2);
+  auto bad = [&](impl::HostCrs A, const char* what) {
+    SCOPED_TRACE(what);
+    Kokkos::deep_copy(C, Scalar(3));
+    typename TestFixture::Handle handle;
+    EXPECT_THROW(
+        rsh::spmm(&handle, "N", Scalar(1), impl::to_bundle<Scalar, int, MemorySpace>(A, "test"), B, Scalar(0), C),
+        std::invalid_argument);
+    EXPECT_EQ(this->from_view(C)(0, 0), 3.0);
+  };
+  impl::HostCrs col_out = A_host;
+  col_out.entries.back() = 10;
+  bad(col_out, "column out of range");
+  impl::HostCrs negative = A_host;
+  negative.entries.front() = -1;
+  bad(negative, "negative column");
+  impl::HostCrs decreasing = A_host;
+  std::swap(decreasing.row_map[3], decreasing.row_map[4]);
+  if (decreasing.row_map[3] != decreasing.row_map[4]) bad(decreasing, "decreasing offsets");
+}
+
+REGISTER_TYPED_TEST_SUITE_P(SpmmTest, RandomMatricesAllPartitionsAndWidths, AlphaBetaSemantics, EdgeCaseShapes,
+                            SplitWorkItemsAndExactMultiples, ReorderedRowsGiveTheSameResult,
+                            UnsortedAndDuplicateColumnsAreSummed, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
+                            HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
+
+/// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
+template <class E>
+using SpmmConfigs =
+    ::testing::Types<SpmmConfig<float, Kokkos::LayoutRight, E>, SpmmConfig<float, Kokkos::LayoutLeft, E>,
+                     SpmmConfig<double, Kokkos::LayoutRight, E>, SpmmConfig<double, Kokkos::LayoutLeft, E>
+#if !defined(KOKKOS_HALF_T_IS_FLOAT) || !KOKKOS_HALF_T_IS_FLOAT
+                     ,
+                     SpmmConfig<Kokkos::Experimental::half_t, Kokkos::LayoutRight, E>,
+                     SpmmConfig<Kokkos::Experimental::half_t, Kokkos::LayoutLeft, E>
+#endif
+                     >;
+
+}  // namespace test
+}  // namespace rsh
