@@ -45,7 +45,6 @@ template <class T, class OutT>
 struct RotatingOperands {
   std::vector<DeviceArray<T>> B;
   std::vector<DeviceArray<OutT>> C;
-  int next = 0;
   RotatingOperands(const std::vector<T>& b, size_t c_count) {
     const size_t bytes = b.size() * sizeof(T) + c_count * sizeof(OutT);
     const size_t copies =
@@ -55,7 +54,6 @@ struct RotatingOperands {
       C.emplace_back(c_count);
     }
   }
-  int advance() { return next = (next + 1) % static_cast<int>(B.size()); }
 };
 
 }  // namespace bench

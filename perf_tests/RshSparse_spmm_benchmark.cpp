@@ -1,5 +1,5 @@
 // rsh vs cuSPARSE SpMM on one GPU in one process (Google Benchmark).
-// Names: spmm/<matrix>/<fp16|fp32|tf32>/row/n=<n>/<impl> (fp32: float with FP32-level accuracy, the default
+// Names: spmm/<matrix>/<fp16|fp32|tf32>/<row|col>/n=<n>/<impl> (fp32: float with FP32-level accuracy, the default
 // of rsh::Options; tf32: float with Options::allow_tf32). Times are device
 // times per call (events around a batch of calls), B/C rotated past L2; the time Google Benchmark
 // prints is the mean over iterations, counter median_us the median that speedups and
@@ -23,6 +23,8 @@
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
 //   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
 //   --rsh_dense_round=R  column blocks a dense round stages (16 FP16 / 8 TF32, or twice that; one stage)
+//   --rsh_layout=L      row (default) or col: B and C row- or column-major (rsh and cuSPARSE alike)
+//   --rsh_col_c=M        column-major C: 1 stored in place, 2 through a row-major copy (default: the planner's)
 //   --rsh_timing=MODE    gated (default: each batch enqueued behind a LaunchGate, GPU time) or stream
 //                        (the batch timed as the host enqueues it: small calls measure the launch rate)
 #include <benchmark/benchmark.h>
@@ -35,8 +37,8 @@
 #include <memory>
 
 #include "RshSparse_benchmark_cuda.hpp"
-#include "RshSparse_benchmark_gate.hpp"
 #include "RshSparse_benchmark_suite.hpp"
+#include "RshSparse_benchmark_timing.hpp"
 #include "RshSparse_spmm_cusparse.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
@@ -57,6 +59,7 @@ struct Config {
   std::vector<Reorder> reorders{Reorder::kNone};
   cuda::KernelConfig kernel;
   bool gated_timing = true;
+  bool row_major = true;
 };
 
 /// One reordering policy's inspection of a matrix.
@@ -178,44 +181,11 @@ void set_counters(benchmark::State& state, const LoadedMatrix& m, int n) {
   state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-/// Timed loop shared by all implementations; returns the median seconds per
-/// call over the iterations. Each iteration enqueues one call per rotating
-/// B/C copy back to back between two events (a stream of SpMMs, as in a GNN
-/// layer); each call still reads a B that is not in L2. With gated timing
-/// (the default) the batch is enqueued behind a LaunchGate and runs without
-/// waiting for the host, so small calls time the GPU's work rather than the
-/// host's launch rate; --rsh_timing=stream times the batch as it is enqueued.
+/// The timed loop (bench::timed_calls) over the group's rotating B/C copies.
 template <class T, class Run>
 double timed_loop(benchmark::State& state, Group<T>& g, const Config& cfg, Run&& run) {
-  static bench::LaunchGate gate;
-  bench::EventTimer timer;
-  const int reps = static_cast<int>(g.operands->B.size());
-  std::vector<double> per_call;
-  for (int w = 0; w < 3; ++w) run(g.operands->B[w % reps].get(), g.operands->C[0].get());  // warm-up
-  for (auto _ : state) {
-    if (cfg.gated_timing) gate.close(nullptr);
-    timer.start(nullptr);
-    for (int r = 0; r < reps; ++r) {
-      const int i = g.operands->advance();
-      run(g.operands->B[i].get(), g.operands->C[i].get());
-    }
-    timer.stop(nullptr);
-    if (cfg.gated_timing) gate.open();
-    const double t = timer.seconds() / reps;
-    if (cfg.gated_timing && gate.timed_out()) {
-      state.SkipWithError("a call waited for the GPU inside the launch gate: use --rsh_timing=stream");
-      return 0;
-    }
-    state.SetIterationTime(t);
-    per_call.push_back(t);
-  }
-  if (per_call.empty()) return 0;
-  std::sort(per_call.begin(), per_call.end());
-  const size_t h = per_call.size() / 2;
-  const double median = per_call.size() % 2 ? per_call[h] : 0.5 * (per_call[h - 1] + per_call[h]);
-  state.counters["calls_per_timing"] = reps;
-  state.counters["median_us"] = 1e6 * median;
-  return median;
+  return bench::timed_calls(state, static_cast<int>(g.operands->B.size()), cfg.gated_timing, nullptr,
+                            [&](int i) { run(g.operands->B[i].get(), g.operands->C[i].get()); });
 }
 
 template <class T>
@@ -225,7 +195,7 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
   Group<T>& g = group<T>(m, prec, n, cfg);
   std::unique_ptr<bench::CusparseSpmm<T>> impl;
   try {
-    impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, cusparse(), nullptr);
+    impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, cusparse(), nullptr, cfg.row_major);
     impl->run(g.operands->B[0].get(), g.operands->C[0].get(), nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (const std::exception& e) {
@@ -257,7 +227,9 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   Group<T>& g = group<T>(m, prec, n, cfg);
   const cuda::FloatMath math = prec == "tf32" ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32;
   auto& plan = g.plans[reorder];
-  auto run = [&](const T* B, T* C) { plan->spmm(1.f, B, n, 0.f, C, n, n, cuda::Layout::kRowMajor, nullptr); };
+  const auto layout = cfg.row_major ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
+  const int64_t ldb = cfg.row_major ? n : m.A.num_cols, ldc = cfg.row_major ? n : m.A.num_rows;
+  auto run = [&](const T* B, T* C) { plan->spmm(1.f, B, ldb, 0.f, C, ldc, n, layout, nullptr); };
   try {
     if (!plan) {  // a KernelConfig this precision lacks is an error of this benchmark, not of the run
       auto made = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr, math);
@@ -302,7 +274,8 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
 template <class T>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, int n,
                     const std::string& prec) {
-  const std::string base = "spmm/" + src.name + "/" + prec + "/row/n=" + std::to_string(n) + "/";
+  const std::string base =
+      "spmm/" + src.name + "/" + prec + (cfg.row_major ? "/row" : "/col") + "/n=" + std::to_string(n) + "/";
   for (int alg : {1, 2, 3})
     benchmark::RegisterBenchmark(
         (base + "cusparse_alg" + std::to_string(alg)).c_str(),
@@ -353,6 +326,12 @@ Config parse_flags(int& argc, char** argv) {
       cfg.kernel.dense_round_steps = std::stoi(value("--rsh_dense_round="));
     } else if (!value("--rsh_res_features=").empty()) {
       cfg.kernel.residual_lane_features = std::stoi(value("--rsh_res_features="));
+    } else if (!value("--rsh_layout=").empty()) {
+      const std::string l = value("--rsh_layout=");
+      if (l != "row" && l != "col") throw std::invalid_argument("--rsh_layout=" + l + ": row or col");
+      cfg.row_major = l == "row";
+    } else if (!value("--rsh_col_c=").empty()) {
+      cfg.kernel.column_major_c = std::stoi(value("--rsh_col_c="));
     } else if (!value("--rsh_timing=").empty()) {
       const std::string t = value("--rsh_timing=");
       if (t != "gated" && t != "stream") throw std::invalid_argument("--rsh_timing=" + t + ": gated or stream");

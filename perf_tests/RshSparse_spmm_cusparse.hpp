@@ -1,7 +1,8 @@
 #pragma once
-// cuSPARSE baseline: cusparseSpMM on CSR, row-major B and C, one algorithm
-// per instance (ALG1/ALG2/ALG3; the summary takes the best). FP16 runs A, B,
-// C in FP16 with FP32 compute; FP32 runs everything in FP32.
+// cuSPARSE baseline: cusparseSpMM on CSR, row- or column-major B and C, one
+// algorithm per instance (ALG1/ALG2/ALG3; the summary takes the best). FP16
+// runs A, B, C in FP16 with FP32 compute; FP32 and FP64 run everything in
+// their own precision.
 #include <cusparse.h>
 
 #include <stdexcept>
@@ -23,16 +24,17 @@ namespace bench {
 
 template <class T>
 constexpr cudaDataType cuda_type() {
-  return std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16F;
+  return std::is_same<T, double>::value ? CUDA_R_64F : std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16F;
 }
 
 template <class T>
 class CusparseSpmm {
  public:
   /// Throws std::runtime_error when cuSPARSE does not support the algorithm here.
+  /// `row_major`: the order of B and C (leading dimension n), else column-major (leading dimension rows).
   CusparseSpmm(const impl::HostCrs& A, const std::vector<T>& values, int n, int alg, cusparseHandle_t handle,
-               cudaStream_t stream)
-      : handle_(handle), m_(A.num_rows), k_(A.num_cols), n_(n), alg_(alg) {
+               cudaStream_t stream, bool row_major = true)
+      : handle_(handle), m_(A.num_rows), k_(A.num_cols), n_(n), alg_(alg), row_major_(row_major) {
     std::vector<int> row_map(A.row_map.begin(), A.row_map.end());
     row_map_ = DeviceArray<int>(row_map);
     cols_ = DeviceArray<int>(A.entries);
@@ -50,24 +52,27 @@ class CusparseSpmm {
 
   /// C = A * B; buffers are bound per call (the rotating copies).
   void run(const T* B, T* C, cudaStream_t stream) {
+    using Compute = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
+    const cusparseOrder_t order = row_major_ ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL;
     cusparseDnMatDescr_t b, c;
-    RSH_CUSPARSE_CHECK(cusparseCreateDnMat(&b, k_, n_, n_, const_cast<T*>(B), cuda_type<T>(), CUSPARSE_ORDER_ROW));
-    RSH_CUSPARSE_CHECK(cusparseCreateDnMat(&c, m_, n_, n_, C, cuda_type<T>(), CUSPARSE_ORDER_ROW));
-    const float alpha = 1.f, beta = 0.f;
+    RSH_CUSPARSE_CHECK(cusparseCreateDnMat(&b, k_, n_, row_major_ ? n_ : k_, const_cast<T*>(B), cuda_type<T>(), order));
+    RSH_CUSPARSE_CHECK(cusparseCreateDnMat(&c, m_, n_, row_major_ ? n_ : m_, C, cuda_type<T>(), order));
+    const Compute alpha = 1, beta = 0;
+    const cudaDataType compute = cuda_type<Compute>();
     const auto alg = algorithm();
     if (!buffer_ready_) {
       size_t bytes = 0;
       RSH_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c, CUDA_R_32F,
+                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c, compute,
                                                  alg, &bytes));
       buffer_ = DeviceArray<char>(bytes);
       RSH_CUSPARSE_CHECK(cusparseSpMM_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c, CUDA_R_32F,
+                                                 CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A_, b, &beta, c, compute,
                                                  alg, buffer_.get()));
       buffer_ready_ = true;
     }
     RSH_CUSPARSE_CHECK(cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
-                                    A_, b, &beta, c, CUDA_R_32F, alg, buffer_.get()));
+                                    A_, b, &beta, c, compute, alg, buffer_.get()));
     cusparseDestroyDnMat(b);
     cusparseDestroyDnMat(c);
   }
@@ -79,6 +84,7 @@ class CusparseSpmm {
   cusparseHandle_t handle_;
   int64_t m_, k_;
   int n_, alg_;
+  bool row_major_;
   DeviceArray<int> row_map_, cols_;
   DeviceArray<T> vals_;
   DeviceArray<char> buffer_;

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs on a GPU node from the repository root, over the staged .device/ of
-# scripts/stage_device.sh: GPU unit tests, compute-sanitizer memcheck on
-# them and racecheck on a small case, then a benchmark subset; or (reorder)
-# the host preprocessing benchmark on the node's CPU. Logs and the benchmark
-# JSON go to the folder given as first argument.
+# scripts/stage_device.sh: GPU unit tests (the raw CUDA API, and rsh::spmm on
+# Kokkos::Cuda where the staged build has it) and the host tests on the node's
+# cores, compute-sanitizer memcheck on the GPU tests and racecheck on a small
+# case, then a benchmark subset; or (reorder) the host preprocessing benchmark
+# on the node's CPU; or (kokkos) the front-door benchmark against
+# KokkosSparse::spmv. Logs and the benchmark JSON go to the folder given as first argument.
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
+#        scripts/run_gpu.sh OUT_DIR kokkos [benchmark args...]   (rsh_kokkos_benchmark: kokkos.json, and
+#                                                             scripts/kokkos_summary.py's tables)
 #        scripts/run_gpu.sh OUT_DIR suite 1|2 [benchmark args...]   (the default suite at N = 128 with cuSPARSE,
 #                                                             in two parts of under 10 minutes: 1 = the shared
 #                                                             matrices but the transformer layers, 2 = those and
@@ -23,6 +27,7 @@ set -uo pipefail
 out=${1:?output folder}; what=${2:-all}; shift $(( $# >= 2 ? 2 : 1 ))
 mkdir -p "$out"
 dev=.device
+[ -d $dev/bin ] || tar -C $dev -xJf $dev/bin.tar.xz  # as scripts/stage_device.sh packed it
 export RSH_MATRIX_DIR=$PWD/$dev/matrices
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
@@ -30,12 +35,15 @@ cat "$out/gpu.txt"
 if [[ $what == tests || $what == all ]]; then
   echo "== GPU unit tests"
   $dev/bin/rsh_cuda_tests --gtest_brief=1 2>&1 | tee "$out/gpu_tests.log" | tail -5 || status=1
+  echo "== host unit tests ($(nproc) cores)"
+  $dev/bin/rsh_unit_tests --gtest_brief=1 2>&1 | tee "$out/host_tests.log" | tail -5 || status=1
 fi
 if [[ $what == sanitize || $what == all ]]; then
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   echo "== compute-sanitizer memcheck ($sanitizer)"
   "$sanitizer" --tool memcheck --error-exitcode 3 $dev/bin/rsh_cuda_tests --gtest_brief=1 \
-    --gtest_filter='*EdgeCases*:*AlphaBeta*:*DenseBlocks*:*RejectsBadSizes*' > "$out/memcheck.log" 2>&1 || status=1
+    --gtest_filter='*EdgeCases*:*AlphaBeta*:*DenseBlocks*:*RejectsBadSizes*:Cuda/*' > "$out/memcheck.log" 2>&1 ||
+    status=1
   tail -3 "$out/memcheck.log"
   echo "== compute-sanitizer racecheck (small case)"
   "$sanitizer" --tool racecheck --error-exitcode 3 $dev/bin/rsh_cuda_tests --gtest_brief=1 \
@@ -83,6 +91,13 @@ if [[ $what == dense-sweep ]]; then
     done
   done
   python3 scripts/shape_table.py "$out"/dense_*_c0.json
+fi
+if [[ $what == kokkos ]]; then
+  echo "== front-door benchmark $*"
+  $dev/bin/rsh_kokkos_benchmark --benchmark_out="$out/kokkos.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.01 "$@" > "$out/kokkos.log" 2> "$out/kokkos.err" || status=1
+  tail -3 "$out/kokkos.err"
+  python3 scripts/kokkos_summary.py "$out/kokkos.json" | tee "$out/kokkos_summary.md" | tail -30
 fi
 if [[ $what == reorder ]]; then
   echo "== host reorder benchmark $* ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"

@@ -1,21 +1,38 @@
 #!/usr/bin/env bash
-# Builds the GPU tests and the benchmark here and stages what the GPU machine
+# Builds the GPU tests and the benchmarks here and stages what the GPU machine
 # needs into .device/ (git-ignored; name it in the device tool's `carry`):
-#   .device/bin       rsh_cuda_tests, rsh_spmm_benchmark, rsh_reorder_benchmark
-#   .device/lib       shared libraries the GPU machine lacks (found via $ORIGIN/../lib)
+#   .device/bin.tar.xz  bin/: rsh_cuda_tests, rsh_unit_tests, rsh_spmm_benchmark, rsh_reorder_benchmark (and
+#                     rsh_kokkos_benchmark with a CUDA-enabled Kokkos), stripped; lib/: shared libraries the GPU
+#                     machine lacks (found via $ORIGIN/../lib). Packed: the carried tree is limited to 64 MiB, and
+#                     scripts/run_gpu.sh unpacks it.
 #   .device/matrices  the shared matrices (optional: pass a MANIFEST path filter)
-# Usage: scripts/stage_device.sh [matrix-path-regex]   (default: all of ../shared/matrices)
+# With RSH_KOKKOS_ROOT=<prefix of a Kokkos + KokkosKernels built for CUDA, linked statically> the binaries
+# are built against it (in build-device/, or $RSH_BUILD_DIR), so that the tests and the benchmark run
+# rsh::spmm on Kokkos::Cuda; otherwise against the Kokkos CMake finds (Debian's: host spaces only).
+# Usage: [RSH_KOKKOS_ROOT=<prefix>] scripts/stage_device.sh [matrix-path-regex]   (default: all of ../shared/matrices)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${RSH_BUILD_DIR:-build}
-cmake -S . -B "$build" -DRSH_ENABLE_CUDA=ON -DRSH_ENABLE_PERF_TESTS=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target rsh_cuda_tests rsh_spmm_benchmark rsh_reorder_benchmark
+if [ -n "${RSH_KOKKOS_ROOT:-}" ]; then
+  build=${RSH_BUILD_DIR:-build-device}
+  cmake -S . -B "$build" -DKokkos_ROOT="$RSH_KOKKOS_ROOT" -DRSH_ENABLE_CUDA=ON -DRSH_ENABLE_PERF_TESTS=ON >/dev/null
+else
+  build=${RSH_BUILD_DIR:-build}
+  cmake -S . -B "$build" -DRSH_ENABLE_CUDA=ON -DRSH_ENABLE_PERF_TESTS=ON >/dev/null
+fi
+targets=(rsh_cuda_tests rsh_unit_tests rsh_spmm_benchmark rsh_reorder_benchmark)
+[ -n "${RSH_KOKKOS_ROOT:-}" ] && targets+=(rsh_kokkos_benchmark)
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 rm -rf .device && mkdir -p .device/bin .device/lib .device/matrices
-cp "$build"/unit_tests/rsh_cuda_tests "$build"/perf_tests/rsh_spmm_benchmark "$build"/perf_tests/rsh_reorder_benchmark \
-  .device/bin/
-for lib in libtrilinos_kokkoscore.so.13.2 libbenchmark.so.1debian; do
-  cp -L "$(ldconfig -p | awk -v l="$lib" '$1 == l {print $NF; exit}')" .device/lib/
+for t in "${targets[@]}"; do
+  cp "$(find "$build" -name "$t" -type f -perm -u+x | head -1)" .device/bin/
 done
+# Libraries of this machine's packages that the GPU node (Ubuntu 24.04) does not have: Debian's Kokkos,
+# Google Benchmark, the OpenMP runtime. libcuda and the CUDA libraries are the node's own.
+for bin in .device/bin/*; do
+  ldd "$bin" | awk '$3 ~ /^\// && $1 ~ /trilinos|benchmark|gomp/ {print $3}'
+done | sort -u | while read -r lib; do cp -L "$lib" .device/lib/; done
+strip .device/bin/*
+tar -C .device -cJf .device/bin.tar.xz bin lib && rm -rf .device/bin .device/lib
 shared=../shared/matrices
 if [ -d "$shared" ]; then
   filter=${1:-.}

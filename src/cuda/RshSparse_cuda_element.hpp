@@ -26,6 +26,9 @@ inline float round_to_tf32(float x) {
   std::memcpy(&x, &u, sizeof u);
   return x;
 }
+inline double to_double(double v) {
+  return v;
+}
 inline double to_double(float v) {
   return v;
 }

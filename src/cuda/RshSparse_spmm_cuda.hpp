@@ -90,10 +90,18 @@ struct KernelConfig {
   int residual_lane_features = 0;
   int dense_stages = 0;       ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
   int dense_round_steps = 0;  ///< dense blocks: column blocks a round: kDenseRoundSteps<T>, or twice (one stage)
+  /// Column-major C: 1 stored in place by the multiply, 2 through a row-major FP32 result and a transpose
+  /// (0: the planner's, 2). Column-major B always goes through a row-major copy.
+  int column_major_c = 0;
 };
 
 /// True when a CUDA device is present and usable.
 bool device_available();
+
+namespace detail {
+template <class T>
+struct PlanData;  ///< a plan's device arrays and launch choices (RshSparse_spmm_cuda_plan.cuh)
+}  // namespace detail
 
 /// The format on the device, ready to multiply. Value type T of A and B:
 /// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32) or `__half`
@@ -128,8 +136,7 @@ class SpmmPlan {
   std::string describe() const;
 
  private:
-  struct Device;
-  std::unique_ptr<Device> d_;
+  std::unique_ptr<detail::PlanData<T>> d_;
 };
 
 }  // namespace cuda

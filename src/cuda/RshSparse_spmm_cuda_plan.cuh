@@ -3,6 +3,7 @@
 // sets everything up (strides, vectorisation, grid shapes); kernels only
 // execute. Included by one .cu per precision, which instantiates it.
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_block_launch.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
+#include "cuda/RshSparse_spmm_transpose_kernel.cuh"
 #include "impl/RshSparse_dense_blocks.hpp"
 
 namespace rsh {
@@ -45,8 +47,10 @@ inline void check_launch(const char* kernel) {
 
 }  // namespace detail
 
+namespace detail {
+
 template <class T>
-struct SpmmPlan<T>::Device {
+struct PlanData {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
   FloatMath math;
@@ -66,6 +70,8 @@ struct SpmmPlan<T>::Device {
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
   DeviceArray<T> dense_values;
 };
+
+}  // namespace detail
 
 namespace detail {
 
@@ -102,10 +108,10 @@ std::vector<T> to_elements(const double* values, size_t count, size_t tf32_count
 }  // namespace detail
 
 template <class T>
-SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) : d_(new Device) {
+SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) : d_(new detail::PlanData<T>) {
   if (f.num_rows < 0 || f.num_cols < 0 || f.num_tiles < 0 || f.res_nnz < 0)
     throw std::invalid_argument("rsh::cuda::SpmmPlan: negative sizes in HostFormat");
-  Device& d = *d_;
+  detail::PlanData<T>& d = *d_;
   d.math = std::is_same<T, float>::value ? math : FloatMath::kFp32;
   d.num_rows = f.num_rows, d.num_cols = f.num_cols;
   d.tc_num_items = f.tc_num_items, d.tc_num_unsplit = f.tc_num_unsplit;
@@ -212,6 +218,9 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_round_steps = " + std::to_string(round) +
                                 " not in {0, " + std::to_string(kRound) + ", " + std::to_string(2 * kRound) + "} (" +
                                 std::to_string(2 * kRound) + ": one stage)");
+  if (config.column_major_c < 0 || config.column_major_c > 2)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: column_major_c = " + std::to_string(config.column_major_c) +
+                                " not in {0, 1, 2}");
   d_->config = config;
 }
 
@@ -225,7 +234,7 @@ int SpmmPlan<T>::num_cols() const {
 }
 template <class T>
 std::string SpmmPlan<T>::describe() const {
-  const Device& d = *d_;
+  const detail::PlanData<T>& d = *d_;
   const char* tc = !std::is_same<T, float>::value ? "FP16 (FP32 accumulation)"
                    : d.math == FloatMath::kTf32   ? "TF32 (FP32 accumulation)"
                                                   : "3xTF32 (FP32-level)";
@@ -238,21 +247,13 @@ std::string SpmmPlan<T>::describe() const {
   return s;
 }
 
-template <class T>
-template <class OutT>
-void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
-                       cudaStream_t stream) const {
-  const Device& d = *d_;
-  const bool row_major = layout == Layout::kRowMajor;
-  if (n < 0 || ldb < (row_major ? n : d.num_cols) || ldc < (row_major ? n : d.num_rows) || ldb < 1 || ldc < 1)
-    throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + ", ldb = " + std::to_string(ldb) +
-                                ", ldc = " + std::to_string(ldc) + " invalid for A " + std::to_string(d.num_rows) +
-                                " x " + std::to_string(d.num_cols));
-  if (n == 0 || d.num_rows == 0) return;
-  if ((!B && d.num_cols > 0) || !C) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
-  const auto b_ref = detail::dense_ref<const T>(B, ldb, n, layout);
-  const auto c_ref = detail::dense_ref<OutT>(C, ldc, n, layout);
+namespace detail {
 
+/// The multiply on dense operands the kernels read and write as rows (row-major, or the row-major copies
+/// of column-major ones): n features of C are computed (features past n in B and C up to their .n too).
+template <class T, class OutT>
+void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref, float beta,
+               const DenseRef<OutT>& c_ref, int n, cudaStream_t stream) {
   if (d.dense) {
     const impl::DenseBlockLayout& l = d.dense_layout;
     const int slices = (n + detail::kBlockFeatures - 1) / detail::kBlockFeatures;
@@ -348,6 +349,38 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   detail::with_float_math<T>(d.math, [&](auto m) {
     detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(m)::value>, p, blocks, scaled, stream, "spmm_kernel");
   });
+}
+
+}  // namespace detail
+
+template <class T>
+template <class OutT>
+void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
+                       cudaStream_t stream) const {
+  const detail::PlanData<T>& d = *d_;
+  const bool row_major = layout == Layout::kRowMajor;
+  if (n < 0 || ldb < (row_major ? n : d.num_cols) || ldc < (row_major ? n : d.num_rows) || ldb < 1 || ldc < 1)
+    throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + ", ldb = " + std::to_string(ldb) +
+                                ", ldc = " + std::to_string(ldc) + " invalid for A " + std::to_string(d.num_rows) +
+                                " x " + std::to_string(d.num_cols));
+  if (n == 0 || d.num_rows == 0) return;
+  if ((!B && d.num_cols > 0) || !C) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
+  if (!row_major) {
+    // Column-major B through a row-major copy of `width` features (zero past n), and C through a row-major
+    // FP32 result unless KernelConfig asks for stores in place (see transpose_kernel).
+    const int width = detail::transposed_width(n);
+    detail::StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
+    detail::transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0.f, stream);
+    if (d.config.column_major_c == 1)
+      return detail::spmm_rows(d, alpha, detail::DenseRef<const T>{b_rows.get(), width, 1, width, true}, beta,
+                               detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);
+    detail::StreamBuffer<float> c_rows(size_t(d.num_rows) * width, stream);
+    const detail::DenseRef<float> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
+    detail::spmm_rows(d, alpha, detail::DenseRef<const T>{b_rows.get(), width, 1, width, true}, 0.f, c_ref, n, stream);
+    return detail::transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
+  }
+  detail::spmm_rows(d, alpha, detail::dense_ref<const T>(B, ldb, n, layout), beta,
+                    detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);
 }
 
 }  // namespace cuda

@@ -1,0 +1,342 @@
+// rsh::spmm through the front door: Kokkos::Cuda views, against KokkosSparse::spmv on the same views (its
+// default, which calls cuSPARSE where KokkosKernels has the TPL for the types, and its native kernel) and
+// raw cuSPARSE, in one process on one GPU (Google Benchmark). Needs a Kokkos built with CUDA.
+// Names: kokkos/<matrix>/<float|double|half>/<right|left>/n=<n>/<impl>, impl one of
+//   cusparse_alg1..3  cusparseSpMM on the same B and C (its own copy of A), in the scalar's precision
+//   kk_default        KokkosSparse::spmv with an SPMVHandle (SPMV_DEFAULT)
+//   kk_native         KokkosSparse::spmv with an SPMVHandle (SPMV_NATIVE)
+//   rsh_raw           the raw CUDA API (rsh::cuda::SpmmPlan) of the handle's own plan, on the same pointers
+//   rsh               rsh::spmm(exec, &handle, "N", 1, A, B, 0, C) with default Options
+// rsh against rsh_raw is the Kokkos path's overhead. Times are device times per call (bench::timed_calls,
+// B/C rotated past L2, gated by default); counter host_us is the host time to enqueue a call; inspect_ms
+// is the handle's first call (analysis and plan). Every result is compared with the first implementation's
+// (rel_error); a result off by more than 10x its precision's bound is an error.
+//
+// Flags (before Google Benchmark's own):
+//   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
+//   --rsh_scalar=LIST  float,double,half (default float)
+//   --rsh_layout=LIST  left,right (default both)
+//   --rsh_n=LIST       feature widths (default 32,128,256)
+//   --rsh_impl=LIST    implementations to run (default all)
+//   --rsh_timing=MODE  gated (default) or stream
+#include <benchmark/benchmark.h>
+
+#include <Kokkos_Core.hpp>
+#include <KokkosSparse_spmv.hpp>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include "RshSparse_benchmark_suite.hpp"
+#include "RshSparse_benchmark_timing.hpp"
+#include "RshSparse_spmm.hpp"
+#include "RshSparse_spmm_cusparse.hpp"
+#include "cuda/RshSparse_cuda_element.hpp"
+
+#if !defined(KOKKOS_ENABLE_CUDA)
+#error "rsh_kokkos_benchmark needs a Kokkos built with CUDA"
+#endif
+
+namespace {
+
+using namespace rsh;
+using Device = Kokkos::Device<Kokkos::Cuda, Kokkos::CudaSpace>;
+using Half = Kokkos::Experimental::half_t;
+
+struct Config {
+  bench::SuiteFlags suite;
+  std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, impls;
+  std::vector<int> widths{32, 128, 256};
+  bool gated_timing = true;
+  bool wants(const std::string& impl) const {
+    return impls.empty() || std::find(impls.begin(), impls.end(), impl) != impls.end();
+  }
+};
+
+/// The CUDA element of a Kokkos scalar (same bits), for the raw API and cuSPARSE.
+template <class Scalar>
+using ElementOf = typename std::conditional<std::is_same<Scalar, Half>::value, __half, Scalar>::type;
+
+template <class Scalar>
+double bound() {  // DESIGN section 7
+  return std::is_same<Scalar, double>::value ? 1e-12 : std::is_same<Scalar, float>::value ? 1e-5 : 2e-2;
+}
+
+/// The matrix being benchmarked, cached across its groups.
+struct LoadedMatrix {
+  std::string name;
+  impl::HostCrs A;
+};
+std::unique_ptr<LoadedMatrix> g_matrix;
+
+const LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
+  if (g_matrix && g_matrix->name == src.name) return *g_matrix;
+  g_matrix.reset();
+  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << std::flush;
+  auto m = std::make_unique<LoadedMatrix>();
+  m->name = src.name;
+  m->A = src.load();
+  double max_abs = 0;  // values into [-1, 1]: FP16 range
+  for (double v : m->A.values) max_abs = std::max(max_abs, std::fabs(v));
+  if (max_abs > 0)
+    for (double& v : m->A.values) v /= max_abs;
+  std::cerr << ", " << m->A.nnz() << " nnz\n";
+  g_matrix = std::move(m);
+  return *g_matrix;
+}
+
+/// One (matrix, scalar, layout, n): A as a KokkosSparse::CrsMatrix on the GPU, the rotating B/C copies as
+/// unmanaged views, the handles (made on first use) and the first result, which the others are checked against.
+template <class Scalar, class Layout>
+struct Group {
+  using E = ElementOf<Scalar>;
+  using Matrix = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
+  using Views = Kokkos::View<Scalar**, Layout, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using KkHandle = KokkosSparse::SPMVHandle<Device, Matrix, Views, Views>;
+
+  std::string key;
+  Matrix A;
+  std::vector<E> values;  ///< A's values as elements (cuSPARSE's copy)
+  std::unique_ptr<bench::RotatingOperands<E, E>> operands;
+  std::unique_ptr<SpmmHandle<Scalar, Device>> rsh;
+  double inspect_ms = 0;
+  std::map<KokkosSparse::SPMVAlgorithm, std::unique_ptr<KkHandle>> kk;
+  std::vector<E> expected;
+
+  Views B(int i) const { return Views(reinterpret_cast<Scalar*>(operands->B[i].get()), A.numCols(), n); }
+  Views C(int i) const { return Views(reinterpret_cast<Scalar*>(operands->C[i].get()), A.numRows(), n); }
+  int n = 0;
+};
+
+template <class Scalar, class Layout>
+std::unique_ptr<Group<Scalar, Layout>> g_group;
+
+struct Streams {
+  cudaStream_t stream;
+  Streams() { RSH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+};
+cudaStream_t stream() {
+  static Streams s;
+  return s.stream;
+}
+cusparseHandle_t cusparse() {
+  static cusparseHandle_t h = [] {
+    cusparseHandle_t x;
+    RSH_CUSPARSE_CHECK(cusparseCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
+template <class Scalar, class Layout>
+Group<Scalar, Layout>& group(const LoadedMatrix& m, const std::string& key, int n) {
+  auto& g = g_group<Scalar, Layout>;
+  if (g && g->key == key) return *g;
+  g.reset();
+  g = std::make_unique<Group<Scalar, Layout>>();
+  using E = ElementOf<Scalar>;
+  g->key = key;
+  g->n = n;
+  const auto bundle = impl::to_bundle<Scalar, int, Kokkos::CudaSpace>(m.A, "benchmark");
+  g->A = typename Group<Scalar, Layout>::Matrix("A", bundle.num_rows, bundle.num_cols, bundle.nnz(), bundle.values,
+                                                bundle.row_map, bundle.entries);
+  for (double v : m.A.values) g->values.push_back(cuda::to_element<E>(v));
+  std::vector<E> b(size_t(m.A.num_cols) * n);
+  uint64_t s = 12345;
+  for (E& x : b) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = cuda::to_element<E>(double((s >> 33) % 2001) / 1000.0 - 1.0);
+  }
+  g->operands = std::make_unique<bench::RotatingOperands<E, E>>(b, size_t(m.A.num_rows) * n);
+  return *g;
+}
+
+template <class E>
+double relative_error(const std::vector<E>& got, const std::vector<E>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = cuda::to_double(got[i]), w = cuda::to_double(want[i]);
+    if (!std::isfinite(g)) return INFINITY;
+    num += (g - w) * (g - w);
+    den += w * w;
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+template <class Scalar, class Layout>
+constexpr bool row_major() {
+  return std::is_same<Layout, Kokkos::LayoutRight>::value;
+}
+
+/// Runs `run(i)` once on copy 0 (C poisoned first), checks the result and times it; false if it failed.
+template <class Scalar, class Layout, class Run>
+void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Config& cfg, const LoadedMatrix& m,
+                    Run&& run) {
+  using E = ElementOf<Scalar>;
+  try {
+    RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(E)));  // NaN poison
+    run(0);
+    RSH_CUDA_CHECK(cudaStreamSynchronize(stream()));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const std::vector<E> got = g.operands->C[0].download();
+  if (g.expected.empty()) g.expected = got;
+  const double err = relative_error(got, g.expected);
+  if (!(err <= 10 * bound<Scalar>())) {
+    state.SkipWithError(("result differs from the first implementation's: " + std::to_string(err)).c_str());
+    return;
+  }
+  bench::timed_calls(state, static_cast<int>(g.operands->B.size()), cfg.gated_timing, stream(), run);
+  state.counters["rel_error"] = err;
+  const double nnz = double(m.A.nnz());
+  state.counters["nnz"] = nnz;
+  state.counters["n"] = g.n;
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * nnz * g.n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class Scalar, class Layout>
+void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
+                const std::string& key, int n, const std::string& impl_name) {
+  using E = ElementOf<Scalar>;
+  const LoadedMatrix& m = load(src, index, count);
+  Group<Scalar, Layout>& g = group<Scalar, Layout>(m, key, n);
+  const Kokkos::Cuda exec(stream());
+  const Scalar one(1), zero(0);
+  if (impl_name.rfind("cusparse_alg", 0) == 0) {
+    std::unique_ptr<bench::CusparseSpmm<E>> cus;
+    try {
+      cus = std::make_unique<bench::CusparseSpmm<E>>(m.A, g.values, n, impl_name.back() - '0', cusparse(), stream(),
+                                                     row_major<Scalar, Layout>());
+    } catch (const std::exception& e) {
+      return state.SkipWithError(e.what());
+    }
+    return check_and_time(state, g, cfg, m,
+                          [&](int i) { cus->run(g.operands->B[i].get(), g.operands->C[i].get(), stream()); });
+  }
+  if (impl_name == "kk_default" || impl_name == "kk_native") {
+    const auto algo = impl_name == "kk_native" ? KokkosSparse::SPMV_NATIVE : KokkosSparse::SPMV_DEFAULT;
+    auto& h = g.kk[algo];
+    if (!h) h = std::make_unique<typename Group<Scalar, Layout>::KkHandle>(algo);
+    return check_and_time(state, g, cfg, m,
+                          [&](int i) { KokkosSparse::spmv(exec, h.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
+  }
+  if (!g.rsh) {  // the handle's first call analyses A and builds the plan: timed apart
+    g.rsh = std::make_unique<SpmmHandle<Scalar, Device>>();
+    Kokkos::Timer timer;
+    rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(0), zero, g.C(0));
+    exec.fence();
+    g.inspect_ms = 1e3 * timer.seconds();
+  }
+  if (impl_name == "rsh") {
+    check_and_time(state, g, cfg, m, [&](int i) { rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
+  } else if (impl_name == "rsh_raw") {
+    if constexpr (std::is_same<Scalar, double>::value) {
+      return state.SkipWithError("no raw CUDA plan for double (portable kernels)");
+    } else {
+      const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<E>>(g.rsh->backend_state());
+      const auto layout = row_major<Scalar, Layout>() ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
+      const int64_t ldb = row_major<Scalar, Layout>() ? n : m.A.num_cols;
+      const int64_t ldc = row_major<Scalar, Layout>() ? n : m.A.num_rows;
+      check_and_time(state, g, cfg, m, [&](int i) {
+        plan.spmm(1.f, g.operands->B[i].get(), ldb, 0.f, g.operands->C[i].get(), ldc, n, layout, stream());
+      });
+    }
+  }
+  state.counters["inspect_ms"] = g.inspect_ms;
+  state.SetLabel(g.rsh->executor());
+}
+
+template <class Scalar, class Layout>
+void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
+                    const std::string& layout, int n) {
+  const std::string key = "kokkos/" + src.name + "/" + scalar + "/" + layout + "/n=" + std::to_string(n);
+  for (const char* impl_name :
+       {"cusparse_alg1", "cusparse_alg2", "cusparse_alg3", "kk_default", "kk_native", "rsh_raw", "rsh"}) {
+    if (!cfg.wants(impl_name)) continue;
+    const std::string name = impl_name;
+    benchmark::RegisterBenchmark(
+        (key + "/" + name).c_str(),
+        [=](benchmark::State& s) { bench_impl<Scalar, Layout>(s, src, cfg, index, count, key, n, name); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+template <class Scalar>
+void register_layouts(const bench::MatrixSource& src, const Config& cfg, int index, int count,
+                      const std::string& scalar, int n) {
+  for (const auto& layout : cfg.layouts) {
+    if (layout == "right") register_group<Scalar, Kokkos::LayoutRight>(src, cfg, index, count, scalar, layout, n);
+    if (layout == "left") register_group<Scalar, Kokkos::LayoutLeft>(src, cfg, index, count, scalar, layout, n);
+  }
+}
+
+Config parse_flags(int& argc, char** argv) {
+  Config cfg;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
+    if (cfg.suite.parse(a)) continue;
+    if (!value("--rsh_n=").empty()) {
+      cfg.widths.clear();
+      for (const auto& s : bench::split_list(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
+    } else if (!value("--rsh_scalar=").empty()) {
+      cfg.scalars = bench::split_list(value("--rsh_scalar="));
+    } else if (!value("--rsh_layout=").empty()) {
+      cfg.layouts = bench::split_list(value("--rsh_layout="));
+    } else if (!value("--rsh_impl=").empty()) {
+      cfg.impls = bench::split_list(value("--rsh_impl="));
+    } else if (!value("--rsh_timing=").empty()) {
+      const std::string t = value("--rsh_timing=");
+      if (t != "gated" && t != "stream") throw std::invalid_argument("--rsh_timing=" + t + ": gated or stream");
+      cfg.gated_timing = t == "gated";
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  return cfg;
+}
+
+template <class Scalar, class Layout>
+void release() {
+  g_group<Scalar, Layout>.reset();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  static Config cfg = parse_flags(argc, argv);
+  static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
+  const int count = static_cast<int>(sources.size());
+  for (int i = 0; i < count; ++i)
+    for (const auto& scalar : cfg.scalars)
+      for (int n : cfg.widths) {
+        if (scalar == "float") register_layouts<float>(sources[i], cfg, i, count, scalar, n);
+        if (scalar == "double") register_layouts<double>(sources[i], cfg, i, count, scalar, n);
+        if (scalar == "half") register_layouts<Half>(sources[i], cfg, i, count, scalar, n);
+      }
+  cudaDeviceProp prop{};
+  RSH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  benchmark::AddCustomContext("gpu", prop.name);
+  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
+  benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
+  benchmark::AddCustomContext("kokkoskernels_version", std::to_string(KOKKOSKERNELS_VERSION));
+  benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
+  benchmark::AddCustomContext("timing", cfg.gated_timing ? "gated" : "stream");
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  // Views and handles must go before Kokkos::finalize (the ScopeGuard).
+  release<float, Kokkos::LayoutLeft>(), release<float, Kokkos::LayoutRight>();
+  release<double, Kokkos::LayoutLeft>(), release<double, Kokkos::LayoutRight>();
+  release<Half, Kokkos::LayoutLeft>(), release<Half, Kokkos::LayoutRight>();
+  return 0;
+}
