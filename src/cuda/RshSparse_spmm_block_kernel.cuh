@@ -38,15 +38,15 @@ constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing on
 constexpr int kBlockMaxWideCluster = 16;
 constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memory at once
 
-/// Per precision (and FloatMath for float): one warp's MMAs over a 16 x 16 A block and 32 features of a
+/// Per precision (and Tf32Split for float): one warp's MMAs over a 16 x 16 A block and 32 features of a
 /// staged 16 x 64 B block.
-template <class T, FloatMath M = FloatMath::kFp32>
+template <class T, Tf32Split S = Tf32Split::kNone>
 struct BlockMma;
 
 /// FP16: mma.m16n8k16; A fragment a0..a3 = (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..), (g+8, 2q+8..) of the block
 /// (8 halves a lane, one 16-byte load); B fragments by ldmatrix.trans from the row-major staged block.
-template <FloatMath M>
-struct BlockMma<__half, M> {
+template <Tf32Split S>
+struct BlockMma<__half, S> {
   static constexpr int kLaneWords = 4;                          ///< 32-bit words of A a lane holds per block
   static constexpr int kRoundSteps = kDenseRoundSteps<__half>;  ///< 69 KB of shared memory
 
@@ -74,10 +74,11 @@ struct BlockMma<__half, M> {
 };
 
 /// FP32 operands: two mma.m16n8k8 per block (k halves); A fragment a0..a3 = (g, q), (g+8, q), (g, q+4),
-/// (g+8, q+4) of each half (4 floats a lane per half); B fragments (k q / q+4, n g) as words. kTf32: the
-/// operands as TF32 (A rounded to TF32 on the host, B truncated by the Tensor Cores); kFp32: 3xTF32.
-template <FloatMath M>
-struct BlockMma<float, M> {
+/// (g+8, q+4) of each half (4 floats a lane per half); B fragments (k q / q+4, n g) as words. kNone: the
+/// operands as TF32 (A rounded to TF32 on the host, B truncated by the Tensor Cores); kDense / kBoth:
+/// mma_tf32_split with B (the MMA's B operand) split, and A too for kBoth.
+template <Tf32Split S>
+struct BlockMma<float, S> {
   static constexpr int kLaneWords = 8;
   static constexpr int kRoundSteps = kDenseRoundSteps<float>;  ///< 69 KB of shared memory
 
@@ -90,10 +91,11 @@ struct BlockMma<float, M> {
       for (int j = 0; j < kWarpTiles; ++j) {
         const uint32_t b0 = __float_as_uint(bs[(8 * h + q) * kBlockStride + 8 * j + g]);
         const uint32_t b1 = __float_as_uint(bs[(8 * h + q + 4) * kBlockStride + 8 * j + g]);
-        if constexpr (M == FloatMath::kTf32)
+        if constexpr (S == Tf32Split::kNone)
           mma_tf32(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], b0, b1);
         else
-          mma_3xtf32(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], SplitTf32(b0), SplitTf32(b1));
+          mma_tf32_split<S == Tf32Split::kBoth, true>(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], b0,
+                                                      b1);
       }
   }
 };
@@ -232,13 +234,13 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 /// (BlockMma's round or twice it), Stages of them staged at once (1, or 2:
 /// double buffering); two short rounds' shared memory holds one CTA an SM.
 /// Template parameters: with a runtime stage count one stage ran 1-4% slower on the H100 (h100_2026-11-23g.md).
-template <class T, class OutT, FloatMath M, int RoundSteps, int Stages>
+template <class T, class OutT, Tf32Split S, int RoundSteps, int Stages>
 __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
   static_assert(RoundSteps * Stages <= kBlockMaxStages * BlockMma<T>::kRoundSteps, "shared memory of two rounds");
-  using S = BlockSmem<T, RoundSteps>;
+  using Smem = BlockSmem<T, RoundSteps>;
   namespace cg = cooperative_groups;
   extern __shared__ uint4 smem_base[];
-  const S sh(smem_base, Stages);
+  const Smem sh(smem_base, Stages);
   const int rank = static_cast<int>(cg::this_cluster().block_rank());
   const int ranks = static_cast<int>(cg::this_cluster().num_blocks());
   const int group = blockIdx.x / ranks, slice = blockIdx.y, f0 = slice * kBlockFeatures;
@@ -251,9 +253,9 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
   // Rounds of up to RoundSteps column blocks, each in flight at once: these calls are latency-bound,
   // and one round trip for a round beats a pipeline of a few small stages (a round trip every few steps).
-  const int rounds = (cb_end - cb_begin + S::kSteps - 1) / S::kSteps;
+  const int rounds = (cb_end - cb_begin + Smem::kSteps - 1) / Smem::kSteps;
   const auto request_round = [&](int r) {  // into stage r % Stages, one cp.async group
-    const int stage = r % Stages, cb0 = cb_begin + r * S::kSteps, steps = min(S::kSteps, cb_end - cb0);
+    const int stage = r % Stages, cb0 = cb_begin + r * Smem::kSteps, steps = min(Smem::kSteps, cb_end - cb0);
     const BlockCopies<T, RoundSteps> copies(p, sh.stage_a(stage), sh.stage_b(stage), group, cb0, f0);
     copies.request(steps, p.B.vec);
     if (!p.B.vec) stage_b_elements(p, sh.stage_b(stage), cb0, steps, f0);
@@ -267,18 +269,18 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
     else
       cp_async_wait<0>();
     __syncthreads();
-    const int stage = r % Stages, steps = min(S::kSteps, cb_end - cb_begin - r * S::kSteps);
+    const int stage = r % Stages, steps = min(Smem::kSteps, cb_end - cb_begin - r * Smem::kSteps);
     const uint4* a_stage = sh.stage_a(stage) + panel * 32 * kLaneChunks;
     const T* b_stage = sh.stage_b(stage) + wf;
     for (int s = 0; s < steps; ++s) {
-      const uint4* a_src = a_stage + s * S::kAChunks;
+      const uint4* a_src = a_stage + s * Smem::kAChunks;
       uint32_t a[BlockMma<T>::kLaneWords];
 #pragma unroll
       for (int i = 0; i < kLaneChunks; ++i) {
         const uint4 u = a_src[i * 32 + lane];
         a[4 * i] = u.x, a[4 * i + 1] = u.y, a[4 * i + 2] = u.z, a[4 * i + 3] = u.w;
       }
-      BlockMma<T, M>::run(acc, a, b_stage + s * S::kBElements, lane);
+      BlockMma<T, S>::run(acc, a, b_stage + s * Smem::kBElements, lane);
     }
     if (r + Stages < rounds) {
       __syncthreads();  // the stage is consumed

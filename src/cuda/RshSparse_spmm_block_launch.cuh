@@ -20,11 +20,11 @@ struct BlockStaging {
 };
 
 /// The dense-block kernel of a staging: BlockMma's round in one stage or two, or one round of twice its length.
-template <class T, class OutT, FloatMath M>
+template <class T, class OutT, Tf32Split S>
 auto block_kernel_for(BlockStaging s) {
   constexpr int k = BlockMma<T>::kRoundSteps;
-  if (s.stages == 2) return block_kernel<T, OutT, M, k, 2>;
-  return s.round_steps == 2 * k ? block_kernel<T, OutT, M, 2 * k, 1> : block_kernel<T, OutT, M, k, 1>;
+  if (s.stages == 2) return block_kernel<T, OutT, S, k, 2>;
+  return s.round_steps == 2 * k ? block_kernel<T, OutT, S, 2 * k, 1> : block_kernel<T, OutT, S, k, 1>;
 }
 
 template <class T>
@@ -34,7 +34,7 @@ size_t block_smem_bytes(BlockStaging s) {
 
 /// Lets the dense-block kernels of T and M (FP32 or T output, each staging) use
 /// their 86 / 155 KB of dynamic shared memory; once per plan, on the plan's device.
-template <class T, FloatMath M>
+template <class T, Tf32Split S>
 void allow_block_kernel_smem() {
   const auto allow = [](auto kernel, size_t bytes) {
     RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
@@ -42,8 +42,8 @@ void allow_block_kernel_smem() {
   };
   constexpr int k = BlockMma<T>::kRoundSteps;
   for (const BlockStaging s : {BlockStaging{k, 1}, BlockStaging{k, 2}, BlockStaging{2 * k, 1}}) {
-    allow(block_kernel_for<T, T, M>(s), block_smem_bytes<T>(s));
-    allow(block_kernel_for<T, float, M>(s), block_smem_bytes<T>(s));
+    allow(block_kernel_for<T, T, S>(s), block_smem_bytes<T>(s));
+    allow(block_kernel_for<T, float, S>(s), block_smem_bytes<T>(s));
   }
 }
 
@@ -65,24 +65,24 @@ inline cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int
 
 /// Clusters of 1, 2, 4 and 8 dense-block CTAs of two stages the device holds at once (the kernels of
 /// either FloatMath alike: shared memory bounds them).
-template <class T, FloatMath M>
+template <class T, Tf32Split S>
 void query_block_waves(int (&clusters)[4]) {
   const BlockStaging two_stages{BlockMma<T>::kRoundSteps, kBlockMaxStages};
   for (int i = 0; i < 4; ++i) {
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t cfg = block_launch_config(1, 1 << i, 1, block_smem_bytes<T>(two_stages), attr, nullptr);
-    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel_for<T, T, M>(two_stages), &cfg));
+    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel_for<T, T, S>(two_stages), &cfg));
   }
 }
 
 /// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
-template <FloatMath M, class T, class OutT>
+template <Tf32Split S, class T, class OutT>
 void launch_block_kernel(const BlockParams<T, OutT>& p, int groups, int cluster, BlockStaging staging,
                          cudaStream_t stream) {
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t cfg =
       block_launch_config(groups, cluster, p.slices, block_smem_bytes<T>(staging), attr, stream);
-  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, block_kernel_for<T, OutT, M>(staging), p));
+  RSH_CUDA_CHECK(cudaLaunchKernelEx(&cfg, block_kernel_for<T, OutT, S>(staging), p));
 }
 
 /// Cluster size and staging of a dense-block launch (KernelConfig's where it names them).

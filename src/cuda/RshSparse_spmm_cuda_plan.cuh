@@ -30,12 +30,33 @@ DenseRef<E> dense_ref(E* ptr, int64_t ld, int n, Layout layout) {
   return DenseRef<E>{ptr, row_major ? ld : 1, row_major ? 1 : ld, n, vec};
 }
 
-/// Calls f(M) with the plan's FloatMath as a compile-time constant; FP16 kernels have one instantiation.
+template <Tf32Split S>
+using SplitConstant = std::integral_constant<Tf32Split, S>;
+
+/// Calls f(S) with `split` as a compile-time constant; FP16 kernels have one instantiation (kNone).
 template <class T, class F>
-void with_float_math(FloatMath math, F&& f) {
+void with_split(Tf32Split split, F&& f) {
+  if constexpr (std::is_same<T, float>::value) {
+    if (split == Tf32Split::kDense) return f(SplitConstant<Tf32Split::kDense>());
+    if (split == Tf32Split::kBoth) return f(SplitConstant<Tf32Split::kBoth>());
+  }
+  f(SplitConstant<Tf32Split::kNone>());
+}
+
+/// Calls f(S) for every Tf32Split the kernels of T are instantiated for.
+template <class T, class F>
+void for_each_split(F&& f) {
+  f(SplitConstant<Tf32Split::kNone>());
   if constexpr (std::is_same<T, float>::value)
-    if (math == FloatMath::kTf32) return f(std::integral_constant<FloatMath, FloatMath::kTf32>());
-  f(std::integral_constant<FloatMath, FloatMath::kFp32>());
+    f(SplitConstant<Tf32Split::kDense>()), f(SplitConstant<Tf32Split::kBoth>());
+}
+
+/// How FP32-accurate MMAs take Tensor-Core values: the dense operand alone split where every value is a
+/// TF32 number already (pattern matrices, small integers, powers of two: their low parts are zero), else both.
+inline Tf32Split fp32_split(const float* values, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (round_to_tf32(values[i]) != values[i]) return Tf32Split::kBoth;
+  return Tf32Split::kDense;
 }
 
 inline void check_launch(const char* kernel) {
@@ -54,6 +75,7 @@ struct PlanData {
   int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
   int num_tiles, tile_nnz, res_nnz;
   FloatMath math;
+  Tf32Split split = Tf32Split::kNone;  ///< from math and the Tensor-Core values (update_values)
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
   /// Dense-block clusters of 1, 2, 4, 8 CTAs of two stages resident at once on the device.
@@ -150,10 +172,8 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
     d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
   } else {  // the residual only names the values' places in the dense blocks
     if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
-    detail::with_float_math<T>(d.math, [&](auto m) {
-      detail::allow_block_kernel_smem<T, decltype(m)::value>();
-      detail::query_block_waves<T, decltype(m)::value>(d.dense_wave_clusters);
-    });
+    detail::for_each_split<T>([&](auto s) { detail::allow_block_kernel_smem<T, decltype(s)::value>(); });
+    detail::query_block_waves<T, detail::Tf32Split::kNone>(d.dense_wave_clusters);
     d.dense = true;
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
     d.dense_slot.assign(f.res_nnz, 0);
@@ -180,17 +200,20 @@ SpmmPlan<T>::~SpmmPlan() = default;
 
 template <class T>
 void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
-  const bool tf32 = d_->math == FloatMath::kTf32;
-  if (d_->dense) {  // every value meets the Tensor Cores
-    std::vector<double> sums(d_->dense_layout.num_slots(), 0.0);
-    for (size_t k = 0; k < d_->dense_slot.size(); ++k) sums[d_->dense_slot[k]] += values[d_->tile_nnz + k];
-    const std::vector<T> converted = detail::to_elements<T>(sums.data(), sums.size(), tf32 ? sums.size() : 0);
-    return d_->dense_values.assign(converted.data(), converted.size(), stream);
+  detail::PlanData<T>& d = *d_;
+  const bool tf32 = d.math == FloatMath::kTf32;
+  // Dense blocks: every value meets the Tensor Cores; else the tile values do and the residual stays FP32.
+  std::vector<double> sums;
+  if (d.dense) {
+    sums.assign(d.dense_layout.num_slots(), 0.0);
+    for (size_t k = 0; k < d.dense_slot.size(); ++k) sums[d.dense_slot[k]] += values[d.tile_nnz + k];
   }
-  // Tile values meet the Tensor Cores; the residual stays FP32.
-  const size_t count = size_t(d_->tile_nnz) + d_->res_nnz;
-  const std::vector<T> converted = detail::to_elements<T>(values, count, tf32 ? d_->tile_nnz : 0);
-  d_->values.assign(converted.data(), count, stream);
+  const size_t count = d.dense ? sums.size() : size_t(d.tile_nnz) + d.res_nnz;
+  const size_t tc_count = d.dense ? sums.size() : size_t(d.tile_nnz);
+  const std::vector<T> converted = detail::to_elements<T>(d.dense ? sums.data() : values, count, tf32 ? tc_count : 0);
+  if constexpr (std::is_same<T, float>::value)
+    d.split = tf32 ? detail::Tf32Split::kNone : detail::fp32_split(converted.data(), tc_count);
+  (d.dense ? d.dense_values : d.values).assign(converted.data(), count, stream);
 }
 
 template <class T>
@@ -235,9 +258,10 @@ int SpmmPlan<T>::num_cols() const {
 template <class T>
 std::string SpmmPlan<T>::describe() const {
   const detail::PlanData<T>& d = *d_;
-  const char* tc = !std::is_same<T, float>::value ? "FP16 (FP32 accumulation)"
-                   : d.math == FloatMath::kTf32   ? "TF32 (FP32 accumulation)"
-                                                  : "3xTF32 (FP32-level)";
+  const char* tc = !std::is_same<T, float>::value         ? "FP16 (FP32 accumulation)"
+                   : d.split == detail::Tf32Split::kNone  ? "TF32 (FP32 accumulation)"
+                   : d.split == detail::Tf32Split::kDense ? "2xTF32 (FP32-level; values exact in TF32)"
+                                                          : "3xTF32 (FP32-level)";
   const char* cuda_core = std::is_same<T, float>::value ? "FP32" : "FP16 operands, FP32 accumulation";
   if (d.dense) return std::string("CUDA: dense 16 x 16 blocks on Tensor Cores in ") + tc;
   std::string s = "CUDA: ";
@@ -261,8 +285,8 @@ void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref
     const detail::BlockLaunch launch = detail::block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
     const detail::BlockParams<T, OutT> p{
         d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
-    return detail::with_float_math<T>(d.math, [&](auto m) {
-      detail::launch_block_kernel<decltype(m)::value>(p, l.groups, launch.cluster, launch.staging, stream);
+    return detail::with_split<T>(d.split, [&](auto s) {
+      detail::launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
     });
   }
 
@@ -346,8 +370,8 @@ void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, scaled, stream, "residual_kernel");
     return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, scaled, stream, "residual_kernel");
   }
-  detail::with_float_math<T>(d.math, [&](auto m) {
-    detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(m)::value>, p, blocks, scaled, stream, "spmm_kernel");
+  detail::with_split<T>(d.split, [&](auto s) {
+    detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(s)::value>, p, blocks, scaled, stream, "spmm_kernel");
   });
 }
 

@@ -37,11 +37,11 @@ struct SpmmParams {
 /// FP16, x0.974 TF32, no matrix slower.
 constexpr int kFusedResidualBatch = 1;
 
-template <class T, class OutT, FloatMath M>
+template <class T, class OutT, Tf32Split S>
 __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_kernel(const SpmmParams<T, OutT> p) {
   __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K or residual partial sums
   const int64_t block = blockIdx.x;
-  if (block < p.tc_blocks) return tc_block<M>(p.tc, block, ring);
+  if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
   residual_block<kFusedResidualBatch, 8>(p.res, block - p.tc_blocks, reinterpret_cast<float*>(ring));
 }
 

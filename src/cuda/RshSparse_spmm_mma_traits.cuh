@@ -23,8 +23,16 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-/// Per element type T and, for float, FloatMath M (FP16 ignores M).
-template <class T, FloatMath M = FloatMath::kFp32>
+/// How FP32 operands meet TF32 MMAs (the Tensor Cores read 10 mantissa bits): the kernels' template
+/// parameter, from the plan's FloatMath and its values.
+enum class Tf32Split {
+  kNone,   ///< FloatMath::kTf32: as they are, one MMA
+  kDense,  ///< FP32-level, the sparse values TF32 numbers already: the dense operand split, 2 MMAs
+  kBoth,   ///< FP32-level: both operands split (3xTF32), 3 MMAs
+};
+
+/// Per element type T and, for float, Tf32Split S (FP16 ignores S).
+template <class T, Tf32Split S = Tf32Split::kNone>
 struct MmaTraits;
 
 /// acc += a * b: one mma.m16n8k8 on TF32 operands given as FP32 bit patterns (the Tensor Cores read
@@ -38,45 +46,38 @@ __device__ __forceinline__ void mma_tf32(float (&acc)[4], uint32_t a0, uint32_t 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-/// x rounded to TF32 (nearest, ties away), as an FP32 bit pattern.
-__device__ __forceinline__ uint32_t to_tf32(float x) {
+/// The high TF32 part of an FP32 value (bits): its sign, exponent and top 10 mantissa bits (truncated, so
+/// that the rest is exact in FP32).
+__device__ __forceinline__ uint32_t tf32_high(uint32_t bits) {
+  return bits & 0xffffe000u;
+}
+/// The low TF32 part: what tf32_high leaves, rounded to TF32 (high + low is the value to about 2^-22).
+__device__ __forceinline__ uint32_t tf32_low(uint32_t bits) {
   uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(bits) - __uint_as_float(tf32_high(bits))));
   return r;
 }
 
-/// An FP32 value as the sum of two TF32 values (3xTF32, as CUTLASS's "big + small"): hi carries the top
-/// 11 significant bits, lo the next 11, so hi + lo is x to about 2^-22 relative.
-struct SplitTf32 {
-  uint32_t hi, lo;
-  SplitTf32() = default;
-  __device__ __forceinline__ explicit SplitTf32(uint32_t bits) {
-    const float x = __uint_as_float(bits);
-    hi = to_tf32(x);
-    lo = to_tf32(x - __uint_as_float(hi));
-  }
-};
-
-/// acc += a * b with FP32-level accuracy: a_lo b_hi + a_hi b_lo + a_hi b_hi (a_lo b_lo, near 2^-22 of
-/// the product, is dropped), the small terms first. Operands as in mma_tf32, unrounded. a's low parts
-/// are used (and die) before its high parts are formed: 4 split words live at once, not 8.
-__device__ __forceinline__ void mma_3xtf32(float (&acc)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
-                                           const SplitTf32& b0, const SplitTf32& b1) {
-  const auto low = [](uint32_t x) {
-    const float f = __uint_as_float(x);
-    return to_tf32(f - __uint_as_float(to_tf32(f)));
-  };
-  mma_tf32(acc, low(a0), low(a1), low(a2), low(a3), b0.hi, b1.hi);
-  const uint32_t h0 = to_tf32(__uint_as_float(a0)), h1 = to_tf32(__uint_as_float(a1));
-  const uint32_t h2 = to_tf32(__uint_as_float(a2)), h3 = to_tf32(__uint_as_float(a3));
-  mma_tf32(acc, h0, h1, h2, h3, b0.lo, b1.lo);
-  mma_tf32(acc, h0, h1, h2, h3, b0.hi, b1.hi);
+/// acc += a * b at FP32-level accuracy on TF32 MMAs (operands as in mma_tf32): each operand flagged split
+/// is high + low (3xTF32, as CUTLASS's "big + small"); the products a_lo b_hi, a_hi b_lo, a_hi b_hi (small
+/// first; a_lo b_lo, near 2^-22 of the product, is dropped) are summed in a zeroed fragment that is then
+/// added to acc in FP32. Summed in the Tensor Cores instead, every MMA rounds the running sum toward
+/// zero: on 2100-term dot products (dense blocks) that bias reached 1e-5 relative.
+template <bool kSplitA, bool kSplitB>
+__device__ __forceinline__ void mma_tf32_split(float (&acc)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                               uint32_t b0, uint32_t b1) {
+  float t[4] = {0.f, 0.f, 0.f, 0.f};
+  if (kSplitA) mma_tf32(t, tf32_low(a0), tf32_low(a1), tf32_low(a2), tf32_low(a3), tf32_high(b0), tf32_high(b1));
+  if (kSplitB) mma_tf32(t, tf32_high(a0), tf32_high(a1), tf32_high(a2), tf32_high(a3), tf32_low(b0), tf32_low(b1));
+  mma_tf32(t, tf32_high(a0), tf32_high(a1), tf32_high(a2), tf32_high(a3), tf32_high(b0), tf32_high(b1));
+#pragma unroll
+  for (int i = 0; i < 4; ++i) acc[i] += t[i];
 }
 
 /// FP16 operands, FP32 accumulate: mma.m16n8k8.f32.f16.f16.f32.
 /// A frag: a0a1 = (m=g, k=2q..2q+1), a2a3 = (m=g+8, k=2q..2q+1); B frag: (k=2q..2q+1, n=g).
-template <FloatMath M>
-struct MmaTraits<__half, M> {
+template <Tf32Split S>
+struct MmaTraits<__half, S> {
   static constexpr int kLaneFeatures = 8;
   __device__ __forceinline__ static int col_a(int q) { return 2 * q; }
   __device__ __forceinline__ static int col_b(int q) { return 2 * q + 1; }
@@ -105,13 +106,14 @@ struct MmaTraits<__half, M> {
   }
 };
 
-/// TF32 operands, FP32 accumulate: mma.m16n8k8.f32.tf32.tf32.f32.
+/// FP32 operands, FP32 accumulate: mma.m16n8k8.f32.tf32.tf32.f32.
 /// A frag: a0 = (g, q), a1 = (g+8, q), a2 = (g, q+4), a3 = (g+8, q+4); B frag: b0 = (k=q, n=g), b1 = (k=q+4, n=g).
-/// Operands go in as FP32 bit patterns: B is truncated by the Tensor Cores; the sparse values were
+/// kNone: operands go in as FP32 bit patterns: B is truncated by the Tensor Cores; the sparse values were
 /// rounded to TF32 when the plan was built (SpmmPlan::update_values). No conversion instructions in
-/// the loop: 8 per tile and lane otherwise.
-template <>
-struct MmaTraits<float, FloatMath::kTf32> {
+/// the loop: 8 per tile and lane otherwise. kDense / kBoth: mma_tf32_split with B (the MMA's A operand)
+/// split, and the sparse values (its B operand) too for kBoth.
+template <Tf32Split S>
+struct MmaTraits<float, S> {
   static constexpr int kLaneFeatures = 4;  // 16 bytes: half the registers and twice the warps of 8
   __device__ __forceinline__ static int col_a(int q) { return q; }
   __device__ __forceinline__ static int col_b(int q) { return q + 4; }
@@ -126,21 +128,13 @@ struct MmaTraits<float, FloatMath::kTf32> {
   __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba, const RawRow<float, 4>& bb,
                                              BFrag v) {
 #pragma unroll
-    for (int j = 0; j < 2; ++j)
-      mma_tf32(acc[j], ba.w[2 * j], ba.w[2 * j + 1], bb.w[2 * j], bb.w[2 * j + 1], v.b0, v.b1);
-  }
-};
-
-/// FP32 operands at FP32-level accuracy (3xTF32): the layout and fragments of the TF32 traits, the
-/// sparse values kept unrounded; every operand is split where it meets the MMAs (the split values held
-/// across the pipeline would take 8 more registers a lane and spill at 64).
-template <>
-struct MmaTraits<float, FloatMath::kFp32> : MmaTraits<float, FloatMath::kTf32> {
-  __device__ __forceinline__ static void mma(float (&acc)[2][4], const RawRow<float, 4>& ba, const RawRow<float, 4>& bb,
-                                             BFrag v) {
-    const SplitTf32 b0(v.b0), b1(v.b1);
-#pragma unroll
-    for (int j = 0; j < 2; ++j) mma_3xtf32(acc[j], ba.w[2 * j], ba.w[2 * j + 1], bb.w[2 * j], bb.w[2 * j + 1], b0, b1);
+    for (int j = 0; j < 2; ++j) {
+      const uint32_t a0 = ba.w[2 * j], a1 = ba.w[2 * j + 1], a2 = bb.w[2 * j], a3 = bb.w[2 * j + 1];
+      if constexpr (S == Tf32Split::kNone)
+        mma_tf32(acc[j], a0, a1, a2, a3, v.b0, v.b1);
+      else
+        mma_tf32_split<true, S == Tf32Split::kBoth>(acc[j], a0, a1, a2, a3, v.b0, v.b1);
+    }
   }
 };
 

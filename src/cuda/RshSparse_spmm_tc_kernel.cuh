@@ -78,13 +78,13 @@ struct TileMeta {
 
 /// The lane's two A values of a tile as the MMA's B fragment: bitmap decoded
 /// in registers (the value of bit b is at the popcount of the bits below it).
-template <class T, FloatMath M, class P>
-__device__ __forceinline__ typename MmaTraits<T, M>::BFrag tile_values(const P& p, const TileMeta<T>& m, int g, int q) {
+template <class T, Tf32Split S, class P>
+__device__ __forceinline__ typename MmaTraits<T, S>::BFrag tile_values(const P& p, const TileMeta<T>& m, int g, int q) {
   const int bit_a = 8 * g + MmaTraits<T>::col_a(q), bit_b = 8 * g + MmaTraits<T>::col_b(q);
   const uint64_t below_a = m.bits & ((uint64_t(1) << bit_a) - 1), below_b = m.bits & ((uint64_t(1) << bit_b) - 1);
   const T a = (m.bits >> bit_a) & 1 ? p.values[m.base + __popcll(below_a)] : from_float<T>(0.f);
   const T b = (m.bits >> bit_b) & 1 ? p.values[m.base + __popcll(below_b)] : from_float<T>(0.f);
-  return MmaTraits<T, M>::pack(a, b);
+  return MmaTraits<T, S>::pack(a, b);
 }
 
 /// Shared-memory stages of one warp: per stage, each lane's two 16-byte B
@@ -122,8 +122,8 @@ __device__ __forceinline__ void request_b(const DenseRef<const T>& B, const Tile
 /// One CTA's share of the Tensor-Core work: 8 warps; each (item, slice)
 /// task is taken by `warps_per_item` (K) warps that split its tiles
 /// round-robin and reduce through shared memory, so long windows use K
-/// warps without atomics. `ring` holds kTcRingChunks uint4 per warp. M: how float operands meet the MMAs.
-template <FloatMath M, class T, class OutT>
+/// warps without atomics. `ring` holds kTcRingChunks uint4 per warp. S: how float operands meet the MMAs.
+template <Tf32Split S, class T, class OutT>
 __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t block, uint4* ring_all) {
   // Preconditions: K divides 8; K is uniform over the launch, so the barrier below is CTA-uniform.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -157,12 +157,12 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
     MetaBatch cur, nxt;  // batches k and k+1 while batch k's tiles multiply
     cur.load(p, batch_tiles(0), lane);
     nxt.load(p, batch_tiles(kTcStages), lane);
-    typename MmaTraits<T, M>::BFrag vals[kTcStages];
+    typename MmaTraits<T, S>::BFrag vals[kTcStages];
     auto request = [&](const MetaBatch& m, int u, int slot, bool valid) {
       const TileMeta<T> meta(m, u, q);
       if (valid) {
         request_b(p.B, meta, f, ring + slot * kTcStageChunks, lane);
-        vals[slot] = tile_values<T, M>(p, meta, g, q);
+        vals[slot] = tile_values<T, S>(p, meta, g, q);
       }
       cp_async_commit();
     };
@@ -178,7 +178,7 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
         const uint4 ua = ring[s * kTcStageChunks + lane], ub = ring[s * kTcStageChunks + 32 + lane];
         ba.w[0] = ua.x, ba.w[1] = ua.y, ba.w[2] = ua.z, ba.w[3] = ua.w;
         bb.w[0] = ub.x, bb.w[1] = ub.y, bb.w[2] = ub.z, bb.w[3] = ub.w;
-        MmaTraits<T, M>::mma(acc, ba, bb, vals[s]);
+        MmaTraits<T, S>::mma(acc, ba, bb, vals[s]);
         // Tile i + kTcAhead: slot (s + kTcAhead) % kTcStages, in this batch or the next (constant once unrolled).
         const int ahead = s + kTcAhead;
         request(ahead < kTcStages ? cur : nxt, ahead % kTcStages, ahead % kTcStages, i + kTcAhead < count);
