@@ -73,14 +73,14 @@ struct Inspected {
 struct LoadedMatrix {
   std::string name;
   impl::HostCrs A;
-  std::map<std::pair<Reorder, int>, Inspected> inspected;  ///< by (policy, bytes per value)
+  std::map<std::pair<Reorder, int>, Inspected> inspected;  ///< by (policy, impl::Arithmetic)
 };
 std::unique_ptr<LoadedMatrix> g_matrix;
 
 /// The inspection of `m` under `options` (whose reorder is the policy) for
-/// values of `value_bytes` bytes (Partition::kAuto's model depends on them), made once.
+/// values of `value_bytes` bytes (Partition::kAuto's model depends on them and on options.allow_tf32), made once.
 const Inspected& inspected(LoadedMatrix& m, const Options& options, int value_bytes) {
-  const auto key = std::make_pair(options.reorder, value_bytes);
+  const auto key = std::make_pair(options.reorder, int(impl::arithmetic_of(value_bytes, options)));
   auto it = m.inspected.find(key);
   if (it != m.inspected.end()) return it->second;
   std::cerr << "  " << m.name << ": inspecting (" << reorder_name(options.reorder) << ")" << std::flush;
@@ -223,6 +223,7 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
   options.reorder = reorder;
+  options.allow_tf32 = prec == "tf32";
   const Inspected& x = inspected(m, options, sizeof(T));
   Group<T>& g = group<T>(m, prec, n, cfg);
   const cuda::FloatMath math = prec == "tf32" ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32;
@@ -259,7 +260,8 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
   // Inputs of Partition::kAuto's model (its Tensor-Core terms describe the
   // pattern at hand: fit them on --rsh_partition=row runs; scripts/fit_partition_model.py).
-  const impl::PartitionCost pc = impl::partition_cost(m.A, x.inspection.pattern, options, int(sizeof(T)));
+  const impl::PartitionCost pc =
+      impl::partition_cost(m.A, x.inspection.pattern, options, impl::arithmetic_of(sizeof(T), options));
   state.counters["cta_max_tiles"] = double(pc.cta_max_tiles);
   state.counters["windows"] = double(pc.windows);
   state.counters["residual_nnz"] = double(pc.residual_nnz);

@@ -20,6 +20,20 @@ namespace {
 using rsh::impl::HostCrs;
 using rsh::impl::HostPattern;
 
+/// Each arithmetic the time models are fitted for, as inspect() is asked for it (value bytes, allow_tf32).
+struct ArithmeticCase {
+  int bytes;
+  bool allow_tf32;
+  rsh::impl::Arithmetic arith;
+  rsh::Options with(rsh::Options o) const {
+    o.allow_tf32 = allow_tf32;
+    return o;
+  }
+};
+const ArithmeticCase kArithmetics[] = {{2, false, rsh::impl::Arithmetic::kFp16},
+                                       {4, true, rsh::impl::Arithmetic::kTf32},
+                                       {4, false, rsh::impl::Arithmetic::kFp32}};
+
 /// Residual items: every nonzero in exactly one item; a store-once item
 /// (before res_num_local) with p pieces heads p consecutive pieces of one row
 /// inside one aligned group, which together cover the row; the other
@@ -199,17 +213,17 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     }
   rsh::Options opt;
   opt.partition = rsh::Partition::kAuto;
-  for (int bytes : {2, 4}) {
-    SCOPED_TRACE("value bytes " + std::to_string(bytes));
-    const auto a = rsh::impl::inspect(rsh::impl::coo_to_crs(n, n, scattered), opt, "test", bytes);
-    const auto b = rsh::impl::inspect(rsh::impl::coo_to_crs(n, n, blocked), opt, "test", bytes);
+  for (const ArithmeticCase& c : kArithmetics) {
+    SCOPED_TRACE("arithmetic " + std::to_string(static_cast<int>(c.arith)));
+    const auto a = rsh::impl::inspect(rsh::impl::coo_to_crs(n, n, scattered), c.with(opt), "test", c.bytes);
+    const auto b = rsh::impl::inspect(rsh::impl::coo_to_crs(n, n, blocked), c.with(opt), "test", c.bytes);
     EXPECT_EQ(a.partition, rsh::Partition::kCudaCoreOnly);
     EXPECT_EQ(b.partition, rsh::Partition::kRowStructured);
     EXPECT_EQ(a.pattern.num_tiles(), 0);
     EXPECT_GT(b.pattern.num_tiles(), 0);
   }
   // Beyond the model's fitted range (kPartitionModelMaxNnz) FP16 keeps the
-  // Tensor-Core path and TF32 takes the CUDA-core path, for any structure.
+  // Tensor-Core path and TF32 and FP32 take the CUDA-core path, for any structure.
   const int big = static_cast<int>(rsh::impl::kPartitionModelMaxNnz / per_row) + 1000;
   std::vector<rsh::impl::CooEntry> large;
   for (int r = 0; r < big; ++r)
@@ -218,8 +232,9 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
       large.push_back({r, int64_t((s >> 33) % big), 1.0});
     }
   const auto large_crs = rsh::impl::coo_to_crs(big, big, large);
-  EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", 2).partition, rsh::Partition::kRowStructured);
-  EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", 4).partition, rsh::Partition::kCudaCoreOnly);
+  for (const ArithmeticCase& c : kArithmetics)
+    EXPECT_EQ(rsh::impl::inspect(large_crs, c.with(opt), "test", c.bytes).partition,
+              c.bytes == 2 ? rsh::Partition::kRowStructured : rsh::Partition::kCudaCoreOnly);
 }
 
 TEST(RsTileBuilder, EdgeCases) {
@@ -319,21 +334,21 @@ TEST(RsTileBuilder, ResidualPieceLengthByTheTimeModel) {
   const HostCrs tiny = rsh::test::random_crs(64, 64, 16, rsh::test::fresh_seed());
   const HostCrs large = rsh::test::random_crs(200000, 200000, 16, rsh::test::fresh_seed());
   const rsh::Options o = options(rsh::Partition::kCudaCoreOnly, 64, 16);
-  for (int bytes : {2, 4}) {
-    EXPECT_LT(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kCudaCoreOnly, bytes), 16);
-    EXPECT_EQ(rsh::impl::residual_piece_nnz(large, o, rsh::Partition::kCudaCoreOnly, bytes), 16);
-    EXPECT_EQ(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kRowStructured, bytes), 16);
+  for (const ArithmeticCase& c : kArithmetics) {
+    EXPECT_LT(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kCudaCoreOnly, c.arith), 16);
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(large, o, rsh::Partition::kCudaCoreOnly, c.arith), 16);
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kRowStructured, c.arith), 16);
     rsh::Options fixed = o;
     fixed.residual_piece_nnz = 8;
-    EXPECT_EQ(rsh::impl::residual_piece_nnz(large, fixed, rsh::Partition::kCudaCoreOnly, bytes), 8);
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(large, fixed, rsh::Partition::kCudaCoreOnly, c.arith), 8);
   }
   // Many rows of 45 (as EX5): two pieces a row fill the GPU's last wave of CTAs better than three.
   std::vector<rsh::impl::CooEntry> coo;
   for (int r = 0; r < 6545; ++r)
     for (int k = 0; k < 45; ++k) coo.push_back({r, (7 * r + 97 * k) % 6545, 1.0});
   const HostCrs uniform = rsh::impl::coo_to_crs(6545, 6545, coo);
-  for (int bytes : {2, 4})
-    EXPECT_EQ(rsh::impl::residual_piece_nnz(uniform, o, rsh::Partition::kCudaCoreOnly, bytes), 32);
+  for (const ArithmeticCase& c : kArithmetics)
+    EXPECT_EQ(rsh::impl::residual_piece_nnz(uniform, o, rsh::Partition::kCudaCoreOnly, c.arith), 32);
   const rsh::impl::Inspection x = rsh::impl::inspect(tiny, o, "test", 2);
   int longest = 0;
   for (int i = 0; i < x.pattern.res_num_items(); ++i)
@@ -390,11 +405,11 @@ TEST(RsTileBuilder, AutoPartitionTakesDenseBlocksForDenseLayers) {
   opt.partition = rsh::Partition::kAuto;
   const HostCrs layer = rsh::test::random_crs(512, 1024, 1024, rsh::test::fresh_seed());
   const HostCrs sparse = rsh::test::random_crs(20000, 20000, 8, rsh::test::fresh_seed());
-  for (int bytes : {2, 4}) {
-    const auto a = rsh::impl::inspect(layer, opt, "test", bytes);
-    EXPECT_EQ(a.partition, rsh::Partition::kDenseBlocks) << "value bytes " << bytes;
+  for (const ArithmeticCase& c : kArithmetics) {
+    const auto a = rsh::impl::inspect(layer, c.with(opt), "test", c.bytes);
+    EXPECT_EQ(a.partition, rsh::Partition::kDenseBlocks) << "arithmetic " << static_cast<int>(c.arith);
     EXPECT_TRUE(a.pattern.dense_blocks);
-    EXPECT_NE(rsh::impl::inspect(sparse, opt, "test", bytes).partition, rsh::Partition::kDenseBlocks);
+    EXPECT_NE(rsh::impl::inspect(sparse, c.with(opt), "test", c.bytes).partition, rsh::Partition::kDenseBlocks);
   }
 }
 

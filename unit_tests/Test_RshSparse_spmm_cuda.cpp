@@ -69,12 +69,11 @@ class CudaSpmmTest : public ::testing::Test {
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " C mode " + std::to_string(c.column_major_c) + " K " +
-                 std::to_string(c.warps_per_item) + " G " +
-                 std::to_string(c.residual_lanes) + " V " + std::to_string(c.lane_features) + " cluster " +
-                 std::to_string(c.dense_cluster) + " stages " + std::to_string(c.dense_stages) + " round " +
-                 std::to_string(c.dense_round_steps) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
-                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
-                 rsh::partition_name(c.options.partition) +
+                 std::to_string(c.warps_per_item) + " G " + std::to_string(c.residual_lanes) + " V " +
+                 std::to_string(c.lane_features) + " cluster " + std::to_string(c.dense_cluster) + " stages " +
+                 std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) +
+                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
+                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does

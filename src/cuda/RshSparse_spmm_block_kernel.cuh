@@ -75,8 +75,10 @@ struct BlockMma<__half, S> {
 
 /// FP32 operands: two mma.m16n8k8 per block (k halves); A fragment a0..a3 = (g, q), (g+8, q), (g, q+4),
 /// (g+8, q+4) of each half (4 floats a lane per half); B fragments (k q / q+4, n g) as words. kNone: the
-/// operands as TF32 (A rounded to TF32 on the host, B truncated by the Tensor Cores); kDense / kBoth:
-/// mma_tf32_split with B (the MMA's B operand) split, and A too for kBoth.
+/// operands as TF32 (A rounded to TF32 on the host, B truncated by the Tensor Cores). kDense / kBoth: B
+/// split into TF32 high and low parts (and A too for kBoth, once a block), products of the parts summed
+/// small first (mma_tf32_split's scheme); `acc` then holds one round's sums, which the kernel adds to its
+/// FP32 totals after each round (the Tensor Cores' running sum rounds toward zero).
 template <Tf32Split S>
 struct BlockMma<float, S> {
   static constexpr int kLaneWords = 8;
@@ -85,17 +87,30 @@ struct BlockMma<float, S> {
   __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
                                              const float* bs, int lane) {
     const int g = lane / 4, q = lane % 4;
+    uint32_t a_hi[kLaneWords], a_lo[kLaneWords];
+#pragma unroll
+    for (int i = 0; i < kLaneWords; ++i) {
+      a_hi[i] = S == Tf32Split::kBoth ? tf32_high(a[i]) : a[i];  // kNone, kDense: A as it is (TF32 numbers)
+      if (S == Tf32Split::kBoth) a_lo[i] = tf32_low(a[i]);
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int j = 0; j < kWarpTiles; ++j) {
         const uint32_t b0 = __float_as_uint(bs[(8 * h + q) * kBlockStride + 8 * j + g]);
         const uint32_t b1 = __float_as_uint(bs[(8 * h + q + 4) * kBlockStride + 8 * j + g]);
-        if constexpr (S == Tf32Split::kNone)
-          mma_tf32(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], b0, b1);
-        else
-          mma_tf32_split<S == Tf32Split::kBoth, true>(acc[j], a[4 * h], a[4 * h + 1], a[4 * h + 2], a[4 * h + 3], b0,
-                                                      b1);
+        const uint32_t* ah = a_hi + 4 * h;
+        if constexpr (S == Tf32Split::kNone) {
+          mma_tf32(acc[j], ah[0], ah[1], ah[2], ah[3], b0, b1);
+        } else {
+          const uint32_t bh0 = tf32_high(b0), bh1 = tf32_high(b1);
+          if (S == Tf32Split::kBoth) {
+            const uint32_t* al = a_lo + 4 * h;
+            mma_tf32(acc[j], al[0], al[1], al[2], al[3], bh0, bh1);
+          }
+          mma_tf32(acc[j], ah[0], ah[1], ah[2], ah[3], tf32_low(b0), tf32_low(b1));
+          mma_tf32(acc[j], ah[0], ah[1], ah[2], ah[3], bh0, bh1);
+        }
       }
   }
 };
@@ -250,6 +265,9 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   const int cb_begin = p.col_blocks * rank / ranks, cb_end = p.col_blocks * (rank + 1) / ranks;
 
   float acc[kWarpTiles][4] = {};
+  // FP32-level MMAs sum a round in `round_acc` and add it to `acc` in FP32 (see BlockMma<float>).
+  constexpr bool kRoundSums = S != Tf32Split::kNone;
+  float round_acc[kRoundSums ? kWarpTiles : 1][4] = {};
   constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
   // Rounds of up to RoundSteps column blocks, each in flight at once: these calls are latency-bound,
   // and one round trip for a round beats a pipeline of a few small stages (a round trip every few steps).
@@ -280,8 +298,16 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
         const uint4 u = a_src[i * 32 + lane];
         a[4 * i] = u.x, a[4 * i + 1] = u.y, a[4 * i + 2] = u.z, a[4 * i + 3] = u.w;
       }
-      BlockMma<T, S>::run(acc, a, b_stage + s * Smem::kBElements, lane);
+      if constexpr (kRoundSums)
+        BlockMma<T, S>::run(round_acc, a, b_stage + s * Smem::kBElements, lane);
+      else
+        BlockMma<T, S>::run(acc, a, b_stage + s * Smem::kBElements, lane);
     }
+    if constexpr (kRoundSums)
+#pragma unroll
+      for (int j = 0; j < kWarpTiles; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[j][e] += round_acc[j][e], round_acc[j][e] = 0.f;
     if (r + Stages < rounds) {
       __syncthreads();  // the stage is consumed
       request_round(r + Stages);

@@ -91,19 +91,20 @@ Inspection inspect(HostCrs A, const Options& options, const char* who, int value
   const HostCrs permuted = order.empty() ? HostCrs() : permute_rows(A, order, source);
   const HostCrs& ordered = order.empty() ? A : permuted;
   const bool choose = options.partition == Partition::kAuto;
+  const Arithmetic arith = arithmetic_of(value_bytes, options);
   out.partition = choose ? Partition::kRowStructured : options.partition;
   // kAuto builds RowStructured first for the cost's Tensor-Core terms, unless its choice does without them
   // (the RS-Tile build is seconds on the largest matrices).
-  if (!choose || choice_needs_row_structured(ordered.nnz(), value_bytes))
+  if (!choose || choice_needs_row_structured(ordered.nnz(), arith))
     out.pattern = build_pattern(ordered, order, source, options, out.partition,
-                                residual_piece_nnz(ordered, options, out.partition, value_bytes), out.times, phase);
+                                residual_piece_nnz(ordered, options, out.partition, arith), out.times, phase);
   if (choose) {
-    const PartitionCost cost = partition_cost(ordered, out.pattern, options, value_bytes);
-    out.partition = cost.choose(value_bytes);
+    const PartitionCost cost = partition_cost(ordered, out.pattern, options, arith);
+    out.partition = cost.choose(arith);
     // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
     const int piece = out.partition == Partition::kCudaCoreOnly
                           ? cost.cuda.piece_nnz
-                          : residual_piece_nnz(ordered, options, out.partition, value_bytes);
+                          : residual_piece_nnz(ordered, options, out.partition, arith);
     if (out.partition != Partition::kRowStructured)
       out.pattern = build_pattern(ordered, order, source, options, out.partition, piece, out.times, phase);
   }

@@ -24,7 +24,7 @@ struct Inspection {
 };
 
 /// Validates A (throws std::invalid_argument naming `who`), sorts its rows
-/// and runs the pipeline. `value_bytes` (2 = FP16) selects the cost model of
+/// and runs the pipeline. `value_bytes` with Options::allow_tf32 (arithmetic_of) selects the cost model of
 /// Partition::kAuto.
 Inspection inspect(HostCrs A, const Options& options, const char* who, int value_bytes = 4);
 

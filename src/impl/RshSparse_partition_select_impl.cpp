@@ -8,22 +8,31 @@
 namespace rsh {
 namespace impl {
 
-double PartitionCost::tensor_core_us(int value_bytes) const {
-  if (value_bytes == 2) return 4.97 + 4.88e-3 * cta_max_tiles + 1.10e-3 * windows + 6.28e-5 * residual_nnz;
-  return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
+double PartitionCost::tensor_core_us(Arithmetic arith) const {
+  switch (arith) {
+    case Arithmetic::kFp16:
+      return 4.97 + 4.88e-3 * cta_max_tiles + 1.10e-3 * windows + 6.28e-5 * residual_nnz;
+    case Arithmetic::kTf32:
+      return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
+    case Arithmetic::kFp32:
+      return 4.75 + 9.73e-3 * cta_max_tiles + 1.35e-3 * windows + 1.18e-4 * residual_nnz;
+  }
+  return 0;
 }
 
-double CudaCoreCost::us(int value_bytes) const {
+double CudaCoreCost::us(Arithmetic arith) const {
   // Least squares over the 95 shared matrices under CudaCoreOnly at pieces of 4, 8, 16 and 32 (H100,
   // N = 128; scripts/fit_partition_model.py): picking the piece by it gives x0.953 FP16 / x0.942 TF32
   // rsh time against pieces of 16 (best piece x0.941 / x0.923). FP16: perf_tests/results/h100_2026-11-23e.md;
-  // TF32 refit with FP32 lanes of 4 features: h100_2026-11-23g.md.
-  if (value_bytes == 2) return 2.64 + 2.87e-4 * items + 1.78e-5 * nnz + 0.139 * longest + (split ? 0.171 : 0.0);
+  // TF32 refit with FP32 lanes of 4 features: h100_2026-11-23g.md. The CUDA-core kernel is FP32 under
+  // TF32 and FP32-level arithmetic alike (its refit under FP32 in h100_2026-11-24.md came within 3%).
+  if (arith == Arithmetic::kFp16)
+    return 2.64 + 2.87e-4 * items + 1.78e-5 * nnz + 0.139 * longest + (split ? 0.171 : 0.0);
   return 2.53 + 4.35e-4 * items + 2.81e-5 * nnz + 0.125 * longest + (split ? 0.255 : 0.0);
 }
 
-double PartitionCost::cuda_core_us(int value_bytes) const {
-  return cuda.us(value_bytes);
+double PartitionCost::cuda_core_us(Arithmetic arith) const {
+  return cuda.us(arith);
 }
 
 CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len) {
@@ -41,45 +50,53 @@ CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len) {
   return c;
 }
 
-CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, int value_bytes) {
+CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, Arithmetic arith) {
   const int max_len = options.max_residual_nnz_per_item;
   if (options.residual_piece_nnz != 0) return cuda_core_cost(A, options.residual_piece_nnz, max_len);
   CudaCoreCost best = cuda_core_cost(A, max_len, max_len);
   for (int piece : {4, 8, 2 * max_len})
     if (piece != max_len) {
       const CudaCoreCost c = cuda_core_cost(A, piece, max_len);
-      if (c.us(value_bytes) < best.us(value_bytes)) best = c;
+      if (c.us(arith) < best.us(arith)) best = c;
     }
   return best;
 }
 
-int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, int value_bytes) {
+int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, Arithmetic arith) {
   if (options.residual_piece_nnz != 0) return options.residual_piece_nnz;
   if (partition != Partition::kCudaCoreOnly) return options.max_residual_nnz_per_item;
-  return best_cuda_core_cost(A, options, value_bytes).piece_nnz;
+  return best_cuda_core_cost(A, options, arith).piece_nnz;
 }
 
-double PartitionCost::dense_blocks_us(int value_bytes) const {
+double PartitionCost::dense_blocks_us(Arithmetic arith) const {
   // Least squares on relative error over the 59 DLMC layers and ogbl-ddi run under DenseBlocks (H100,
-  // N = 128, perf_tests/results/h100_2026-11-23e.md; scripts/fit_dense_model.py): max error 8% FP16, 16% TF32.
-  if (value_bytes == 2) return 4.76 + 3.30e-6 * dense_slots;
-  return 5.05 + 5.45e-6 * dense_slots;
+  // N = 128, scripts/fit_dense_model.py): FP16 and TF32 in perf_tests/results/h100_2026-11-23e.md (max error
+  // 8% / 16%), FP32-level in h100_2026-11-24.md.
+  switch (arith) {
+    case Arithmetic::kFp16:
+      return 4.76 + 3.30e-6 * dense_slots;
+    case Arithmetic::kTf32:
+      return 5.05 + 5.45e-6 * dense_slots;
+    case Arithmetic::kFp32:
+      return 5.51 + 7.22e-6 * dense_slots;
+  }
+  return 0;
 }
 
-bool PartitionCost::prefer_cuda_core(int value_bytes) const {
-  if (!choice_needs_row_structured(nnz, value_bytes)) return true;  // TF32 past the model's range
-  if (nnz > kPartitionModelMaxNnz) return false;                    // FP16 past it
-  return cuda_core_us(value_bytes) < tensor_core_us(value_bytes);
+bool PartitionCost::prefer_cuda_core(Arithmetic arith) const {
+  if (!choice_needs_row_structured(nnz, arith)) return true;  // TF32 / FP32 past the model's range
+  if (nnz > kPartitionModelMaxNnz) return false;              // FP16 past it
+  return cuda_core_us(arith) < tensor_core_us(arith);
 }
 
-Partition PartitionCost::choose(int value_bytes) const {
-  const Partition sparse = prefer_cuda_core(value_bytes) ? Partition::kCudaCoreOnly : Partition::kRowStructured;
+Partition PartitionCost::choose(Arithmetic arith) const {
+  const Partition sparse = prefer_cuda_core(arith) ? Partition::kCudaCoreOnly : Partition::kRowStructured;
   if (dense_slots > kDenseModelMaxSlots) return sparse;
-  const double sparse_us = sparse == Partition::kCudaCoreOnly ? cuda_core_us(value_bytes) : tensor_core_us(value_bytes);
-  return dense_blocks_us(value_bytes) < sparse_us ? Partition::kDenseBlocks : sparse;
+  const double sparse_us = sparse == Partition::kCudaCoreOnly ? cuda_core_us(arith) : tensor_core_us(arith);
+  return dense_blocks_us(arith) < sparse_us ? Partition::kDenseBlocks : sparse;
 }
 
-PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options, int value_bytes) {
+PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options, Arithmetic arith) {
   PartitionCost c;
   for (int first = 0; first < p.tc_num_items(); first += kWindowsPerCta) {
     int longest = 0;
@@ -91,7 +108,7 @@ PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Optio
   c.nnz = A.nnz();
   c.dense_slots = DenseBlockLayout::slots(A.num_rows, A.num_cols);
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
-  c.cuda = best_cuda_core_cost(A, options, value_bytes);
+  c.cuda = best_cuda_core_cost(A, options, arith);
   return c;
 }
 

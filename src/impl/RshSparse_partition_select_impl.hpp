@@ -2,8 +2,8 @@
 // Partition::kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix,
 // whichever a linear model of the kernel time predicts fastest, and for
 // CudaCoreOnly the residual piece length the same way. Fitted on the H100
-// over the 95 shared matrices at N = 128 (FP16 and TF32 separately; GPU time
-// of gated batches): the RowStructured model in
+// over the 95 shared matrices at N = 128 (per Arithmetic; GPU time of gated
+// batches): the FP32-level models in h100_2026-11-24.md, the RowStructured model in
 // perf_tests/results/h100_2026-11-23b.md (with the CUDA-core model of then,
 // leave-one-out, the suite's speedup over cuSPARSE went from 1.098x to 1.214x
 // FP16 and from 0.879x to 0.992x TF32), the CudaCoreOnly one with the piece
@@ -19,6 +19,19 @@
 namespace rsh {
 namespace impl {
 
+/// The arithmetic of a multiply on the CUDA backend, which the time models are fitted for.
+enum class Arithmetic {
+  kFp16,  ///< 2-byte values: FP16 operands, FP32 accumulation
+  kTf32,  ///< float with Options::allow_tf32: TF32 Tensor-Core operands
+  kFp32,  ///< float at FP32-level accuracy (2x/3xTF32 Tensor-Core tiles); the model of every other scalar
+};
+
+/// The arithmetic of values of `value_bytes` bytes under `options`.
+inline Arithmetic arithmetic_of(int value_bytes, const Options& options) {
+  if (value_bytes == 2) return Arithmetic::kFp16;
+  return value_bytes == 4 && options.allow_tf32 ? Arithmetic::kTf32 : Arithmetic::kFp32;
+}
+
 /// What CudaCoreOnly would make the kernel do with residual pieces of piece_nnz.
 struct CudaCoreCost {
   int piece_nnz = 0;
@@ -31,8 +44,8 @@ struct CudaCoreCost {
   /// extra pre-scaling launch); shorter rows' pieces are summed inside one CTA.
   bool split = false;
 
-  /// Predicted kernel time in microseconds; `value_bytes` 2 = FP16, else TF32.
-  double us(int value_bytes) const;
+  /// Predicted kernel time in microseconds.
+  double us(Arithmetic arith) const;
 };
 
 /// CudaCoreOnly's cost with pieces of piece_nnz (rows of A as stored).
@@ -41,8 +54,8 @@ CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len);
 /// The residual piece length for `partition`: options.residual_piece_nnz when
 /// set; else for CudaCoreOnly the one of 4, 8, max_residual_nnz_per_item and
 /// twice that the model predicts fastest, for the others max_residual_nnz_per_item.
-CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, int value_bytes);
-int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, int value_bytes);
+CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, Arithmetic arith);
+int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, Arithmetic arith);
 
 /// What the partitions would make the kernels do.
 struct PartitionCost {
@@ -57,20 +70,21 @@ struct PartitionCost {
 
   int64_t nnz = 0;
 
-  /// Predicted kernel times in microseconds; `value_bytes` 2 = FP16, else TF32.
-  double tensor_core_us(int value_bytes) const;
-  double cuda_core_us(int value_bytes) const;
-  double dense_blocks_us(int value_bytes) const;
+  /// Predicted kernel times in microseconds.
+  double tensor_core_us(Arithmetic arith) const;
+  double cuda_core_us(Arithmetic arith) const;
+  double dense_blocks_us(Arithmetic arith) const;
   /// CudaCoreOnly is predicted faster. The model holds only inside the range
   /// it was fitted on (the shared matrices, at most 2.2M nonzeros, mostly
   /// latency-bound). Beyond it the precision decides, as measured on the H100
   /// over the five generated 12M-128M-nonzero matrices at N = 128: FP16 keeps
   /// RowStructured (R-MAT 20 1.33x vs 1.07x on the CUDA-core path against
   /// cuSPARSE), TF32 takes CudaCoreOnly (4 of 5 faster, x0.82 R-MAT 20, x0.82
-  /// stencil, x1.02 R-MAT 22; perf_tests/results/h100_2026-11-23f.md).
-  bool prefer_cuda_core(int value_bytes) const;
+  /// stencil, x1.02 R-MAT 22; perf_tests/results/h100_2026-11-23f.md); FP32-level
+  /// Tensor-Core tiles cost more than TF32 ones and do the same.
+  bool prefer_cuda_core(Arithmetic arith) const;
   /// The partition kAuto takes: the fastest predicted, DenseBlocks only up to kDenseModelMaxSlots.
-  Partition choose(int value_bytes) const;
+  Partition choose(Arithmetic arith) const;
 };
 
 /// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.
@@ -78,9 +92,9 @@ constexpr int64_t kPartitionModelMaxNnz = 2200000;
 
 /// Whether kAuto's choice for a matrix of `nnz` nonzeros reads the Tensor-Core
 /// terms of PartitionCost (and so needs the RowStructured pattern built): not
-/// for TF32 past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core).
-inline bool choice_needs_row_structured(int64_t nnz, int value_bytes) {
-  return nnz <= kPartitionModelMaxNnz || value_bytes == 2;
+/// for TF32 or FP32 past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core).
+inline bool choice_needs_row_structured(int64_t nnz, Arithmetic arith) {
+  return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16;
 }
 /// Largest dense-block layout (value slots) kAuto considers, which bounds the
 /// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was
@@ -93,7 +107,7 @@ constexpr int64_t kDenseModelMaxSlots = 32 << 20;
 /// Costs of A (rows in the order the pattern was built from) given its
 /// RowStructured pattern after scheduling.
 PartitionCost partition_cost(const HostCrs& A, const HostPattern& row_structured, const Options& options,
-                             int value_bytes);
+                             Arithmetic arith);
 
 }  // namespace impl
 }  // namespace rsh
