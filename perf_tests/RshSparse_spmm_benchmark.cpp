@@ -24,7 +24,7 @@
 //   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
 //   --rsh_dense_round=R  column blocks a dense round stages (16 FP16 / 8 TF32, or twice that; one stage)
 //   --rsh_layout=L      row (default) or col: B and C row- or column-major (rsh and cuSPARSE alike)
-//   --rsh_col_c=M        column-major C: 1 stored in place, 2 through a row-major copy (default: the planner's)
+//   --rsh_col=M          column-major operands: 1 in place, 2 B copied, 3 B and C copied (default: the planner's)
 //   --rsh_timing=MODE    gated (default: each batch enqueued behind a LaunchGate, GPU time) or stream
 //                        (the batch timed as the host enqueues it: small calls measure the launch rate)
 #include <benchmark/benchmark.h>
@@ -332,8 +332,8 @@ Config parse_flags(int& argc, char** argv) {
       const std::string l = value("--rsh_layout=");
       if (l != "row" && l != "col") throw std::invalid_argument("--rsh_layout=" + l + ": row or col");
       cfg.row_major = l == "row";
-    } else if (!value("--rsh_col_c=").empty()) {
-      cfg.kernel.column_major_c = std::stoi(value("--rsh_col_c="));
+    } else if (!value("--rsh_col=").empty()) {
+      cfg.kernel.column_major = std::stoi(value("--rsh_col="));
     } else if (!value("--rsh_timing=").empty()) {
       const std::string t = value("--rsh_timing=");
       if (t != "gated" && t != "stream") throw std::invalid_argument("--rsh_timing=" + t + ": gated or stream");

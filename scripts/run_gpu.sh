@@ -9,6 +9,8 @@
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
 #        scripts/run_gpu.sh OUT_DIR kokkos [benchmark args...]   (rsh_kokkos_benchmark: kokkos.json, and
 #                                                             scripts/kokkos_summary.py's tables)
+#        scripts/run_gpu.sh OUT_DIR host [benchmark args...]     (rsh_host_benchmark on the node's cores: host.json,
+#                                                             scripts/host_summary.py's table)
 #        scripts/run_gpu.sh OUT_DIR suite 1|2 [benchmark args...]   (the default suite at N = 128 with cuSPARSE,
 #                                                             in two parts of under 10 minutes: 1 = the shared
 #                                                             matrices but the transformer layers, 2 = those and
@@ -98,6 +100,13 @@ if [[ $what == kokkos ]]; then
     --benchmark_min_time=0.01 "$@" > "$out/kokkos.log" 2> "$out/kokkos.err" || status=1
   tail -3 "$out/kokkos.err"
   python3 scripts/kokkos_summary.py "$out/kokkos.json" | tee "$out/kokkos_summary.md" | tail -30
+fi
+if [[ $what == host ]]; then
+  echo "== host benchmark $* ($(nproc) cores)"
+  OMP_PROC_BIND=spread OMP_PLACES=threads $dev/bin/rsh_host_benchmark --benchmark_out="$out/host.json" \
+    --benchmark_out_format=json "$@" > "$out/host.log" 2> "$out/host.err" || status=1
+  tail -2 "$out/host.err"
+  python3 scripts/host_summary.py "$out/host.json" | tee "$out/host_summary.md" | tail -8
 fi
 if [[ $what == reorder ]]; then
   echo "== host reorder benchmark $* ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2))"

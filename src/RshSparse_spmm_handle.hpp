@@ -12,7 +12,7 @@
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/RshSparse_matrix_access.hpp"
-#include "impl/RshSparse_spmm_impl.hpp"
+#include "impl/RshSparse_spmm_spec.hpp"
 
 namespace rsh {
 
@@ -35,7 +35,9 @@ class SpmmHandle {
   void analyze(const Matrix& A) {
     impl::HostCrs host = impl::host_crs_of(A);
     const std::vector<double> user_values = host.values;
-    inspection_ = impl::inspect(std::move(host), options_, "rsh::SpmmHandle::analyze", sizeof(Scalar));
+    // Spaces without a hand-written backend run the portable kernels, which plan their own way.
+    const Options plan = impl::SpmmCudaSpecAvail<execution_space>::value ? options_ : impl::portable_plan(options_);
+    inspection_ = impl::inspect(std::move(host), plan, "rsh::SpmmHandle::analyze", sizeof(Scalar));
     Kokkos::Timer timer;
     pattern_ = impl::mirror_pattern<memory_space>(inspection_.pattern);
     set_values(user_values);

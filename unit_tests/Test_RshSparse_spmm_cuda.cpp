@@ -40,7 +40,7 @@ struct Case {
   int lane_features = 0;  ///< KernelConfig override: features a residual lane holds
   int dense_stages = 0;   ///< KernelConfig overrides for DenseBlocks
   int dense_round_steps = 0;
-  int column_major_c = 0;  ///< KernelConfig override: column-major C in place (1) or through a copy (2)
+  int column_major = 0;  ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -68,7 +68,7 @@ class CudaSpmmTest : public ::testing::Test {
 
   void check(const rsh::impl::HostCrs& A_in, const Case& c) {
     const uint64_t seed = rsh::test::fresh_seed();
-    SCOPED_TRACE("seed " + std::to_string(seed) + " C mode " + std::to_string(c.column_major_c) + " K " +
+    SCOPED_TRACE("seed " + std::to_string(seed) + " column-major mode " + std::to_string(c.column_major) + " K " +
                  std::to_string(c.warps_per_item) + " G " + std::to_string(c.residual_lanes) + " V " +
                  std::to_string(c.lane_features) + " cluster " + std::to_string(c.dense_cluster) + " stages " +
                  std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) +
@@ -95,7 +95,7 @@ class CudaSpmmTest : public ::testing::Test {
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages,
-                     c.dense_round_steps, c.column_major_c});
+                     c.dense_round_steps, c.column_major});
     plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -194,16 +194,16 @@ TYPED_TEST(CudaSpmm, DenseBlocksClustersAndRounds) {
           }
 }
 
-// Column-major B and C (Kokkos::LayoutLeft): B through a row-major copy, C stored in place or through a
-// row-major result; widths off the copy's multiple of 8, alpha/beta with NaN in C, split items (atomics).
+// Column-major B and C (Kokkos::LayoutLeft): in place, B through a row-major copy, or both through copies;
+// widths off the copy's multiple of 8, alpha/beta with NaN in C, split items (atomics).
 TYPED_TEST(CudaSpmm, ColumnMajorInPlaceAndThroughCopies) {
   const auto A = rsh::test::random_crs(203, 150, 45, rsh::test::fresh_seed(), true);
   for (rsh::Partition p : rsh::test::kAllPartitions)
-    for (int mode : {1, 2})
+    for (int mode : {1, 2, 3})
       for (int n : {1, 13, 64, 130})
         for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
           Case c{n, ab.first, ab.second, rsh::test::options(p, 3, 8), Layout::kColMajor};
-          c.padded = n == 13, c.column_major_c = mode;
+          c.padded = n == 13, c.column_major = mode;
           this->check(A, c);
         }
 }
@@ -263,7 +263,7 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   const int round = rsh::cuda::kDenseRoundSteps<float>;
   EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, round + 1}), std::invalid_argument);
   EXPECT_THROW(plan.set_config({0, 0, 0, 0, 2, 2 * round}), std::invalid_argument);  // long rounds: one stage
-  EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, 0, 3}), std::invalid_argument);
+  EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, 0, 4}), std::invalid_argument);
   EXPECT_NO_THROW(plan.set_config({0, 0, 0, 0, 1, 2 * round}));
   rsh::cuda::SpmmPlan<__half> half_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
   EXPECT_THROW(half_plan.set_config({0, 0, 0, 4}), std::invalid_argument);  // FP16 lanes hold 8 features

@@ -90,9 +90,9 @@ struct KernelConfig {
   int residual_lane_features = 0;
   int dense_stages = 0;       ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
   int dense_round_steps = 0;  ///< dense blocks: column blocks a round: kDenseRoundSteps<T>, or twice (one stage)
-  /// Column-major C: 1 stored in place by the multiply, 2 through a row-major FP32 result and a transpose
-  /// (0: the planner's, 2). Column-major B always goes through a row-major copy.
-  int column_major_c = 0;
+  /// Column-major B and C: 1 read and written in place (strided elements), 2 B through a row-major copy and
+  /// C in place, 3 both through row-major copies (0: the planner's: 1 for small operands, else 3).
+  int column_major = 0;
 };
 
 /// True when a CUDA device is present and usable.

@@ -241,9 +241,9 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_round_steps = " + std::to_string(round) +
                                 " not in {0, " + std::to_string(kRound) + ", " + std::to_string(2 * kRound) + "} (" +
                                 std::to_string(2 * kRound) + ": one stage)");
-  if (config.column_major_c < 0 || config.column_major_c > 2)
-    throw std::invalid_argument("rsh::cuda::KernelConfig: column_major_c = " + std::to_string(config.column_major_c) +
-                                " not in {0, 1, 2}");
+  if (config.column_major < 0 || config.column_major > 3)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: column_major = " + std::to_string(config.column_major) +
+                                " not in {0, 1, 2, 3}");
   d_->config = config;
 }
 
@@ -390,18 +390,24 @@ void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C
   if (n == 0 || d.num_rows == 0) return;
   if ((!B && d.num_cols > 0) || !C) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
   if (!row_major) {
-    // Column-major B through a row-major copy of `width` features (zero past n), and C through a row-major
-    // FP32 result unless KernelConfig asks for stores in place (see transpose_kernel).
-    const int width = detail::transposed_width(n);
-    detail::StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
-    detail::transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0.f, stream);
-    if (d.config.column_major_c == 1)
-      return detail::spmm_rows(d, alpha, detail::DenseRef<const T>{b_rows.get(), width, 1, width, true}, beta,
-                               detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);
-    detail::StreamBuffer<float> c_rows(size_t(d.num_rows) * width, stream);
-    const detail::DenseRef<float> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
-    detail::spmm_rows(d, alpha, detail::DenseRef<const T>{b_rows.get(), width, 1, width, true}, 0.f, c_ref, n, stream);
-    return detail::transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
+    // Column-major B and C (see transpose_kernel): through row-major copies, B of `width` features (zero past
+    // n) and C as an FP32 result, unless the operands are small enough for the copies' two extra dependent
+    // launches to cost more than the strided elements they save.
+    int mode = d.config.column_major;
+    if (mode == 0)
+      mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= detail::kColumnMajorInPlaceBytes ? 1 : 3;
+    if (mode > 1) {
+      const int width = detail::transposed_width(n);
+      detail::StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
+      detail::transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0.f, stream);
+      const detail::DenseRef<const T> b_ref{b_rows.get(), width, 1, width, true};
+      if (mode == 2)
+        return detail::spmm_rows(d, alpha, b_ref, beta, detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);
+      detail::StreamBuffer<float> c_rows(size_t(d.num_rows) * width, stream);
+      const detail::DenseRef<float> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
+      detail::spmm_rows(d, alpha, b_ref, 0.f, c_ref, n, stream);
+      return detail::transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
+    }
   }
   detail::spmm_rows(d, alpha, detail::dense_ref<const T>(B, ldb, n, layout), beta,
                     detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);

@@ -21,6 +21,10 @@ namespace detail {
 constexpr int kTransposeTile = 32;  ///< the square tile a CTA moves through shared memory
 constexpr int kTransposeRows = 8;   ///< thread rows of a CTA (32 x 8 threads, 4 elements each)
 
+/// Column-major B and C of at most this many bytes together are read and written in place: the calls are
+/// launch-bound, and the copies add two dependent launches.
+constexpr int64_t kColumnMajorInPlaceBytes = int64_t(1) << 20;
+
 /// Features of a row-major copy: n rounded up to 8, so that its rows are whole 16-byte vectors.
 inline int transposed_width(int n) {
   return (n + 7) / 8 * 8;

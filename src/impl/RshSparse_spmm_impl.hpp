@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_rstile_impl.hpp"
 
 namespace rsh {
@@ -24,6 +25,23 @@ struct Accumulator<Kokkos::Experimental::half_t> {
   using type = float;
 };
 #endif
+
+/// Features of C one portable work item computes: on host spaces a chunk of a row in an array of
+/// accumulators, each nonzero's B row walked once over the chunk (contiguous for LayoutRight, so the inner
+/// loop vectorises); on devices one, a thread a feature.
+template <class ExecSpace>
+constexpr int portable_chunk() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible ? 16 : 1;
+}
+
+/// The options the portable backend plans with: kAuto becomes CudaCoreOnly with every row one work item
+/// (the time models are the H100's; a CPU thread walks a CSR row fastest, and nothing then needs atomics).
+inline Options portable_plan(Options options) {
+  if (options.partition != Partition::kAuto) return options;
+  options.partition = Partition::kCudaCoreOnly;
+  options.max_residual_nnz_per_item = options.residual_piece_nnz = 1 << 28;
+  return options;
+}
 
 /// The precision the portable kernels compute a Scalar in, for describe().
 template <class Scalar>
@@ -70,91 +88,138 @@ void scale_all(const ExecSpace& exec, typename CView::const_value_type beta, con
       });
 }
 
-/// Tensor-Core part on CUDA cores: each (item, column f) walks its tiles'
-/// set bits in order, so the k-th set bit of a tile reads its k-th value.
-template <class ExecSpace, class Pattern, class Values, class BView, class CView>
-void spmm_tiles(const ExecSpace& exec, const Pattern& p, const Values& vals, typename CView::const_value_type alpha,
-                const BView& B, typename CView::const_value_type beta, const CView& C) {
-  using Scalar = typename CView::non_const_value_type;
-  using Acc = typename Accumulator<Scalar>::type;
+/// Runs body(item, f0, width) for every work item and every chunk of K features [f0, f0 + width) of n: on
+/// host spaces a thread an item, its chunks in turn; on devices (K = 1) a thread an (item, feature).
+template <int K, class ExecSpace, class Body>
+void for_each_item_chunk(const char* label, const ExecSpace& exec, int items, int64_t n, const Body& body) {
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
-  const int64_t n = static_cast<int64_t>(C.extent(1));
-  const Acc a = static_cast<Acc>(alpha), b = static_cast<Acc>(beta);
-  const auto item_window = p.tc_item_window, item_begin = p.tc_item_tile_begin, item_end = p.tc_item_tile_end;
-  const auto window_rows = p.window_rows, tile_cols = p.tile_cols, tile_val_offset = p.tile_val_offset;
-  const auto tile_bitmap = p.tile_bitmap;
-  const int num_unsplit = p.tc_num_unsplit;
-  Kokkos::parallel_for(
-      "rsh::spmm[portable]::tiles", Policy(exec, 0, static_cast<int64_t>(p.tc_num_items()) * n),
-      KOKKOS_LAMBDA(const int64_t idx) {
-        const int item = static_cast<int>(idx / n);
-        const int64_t f = idx % n;
-        Acc acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (int t = item_begin(item); t < item_end(item); ++t) {
-          uint64_t bits = tile_bitmap(t);
-          for (int v = tile_val_offset(t); bits != 0; ++v, bits &= bits - 1) {
-            const int bit = lowest_bit(bits);
-            acc[bit >> 3] += static_cast<Acc>(vals(v)) * static_cast<Acc>(B(tile_cols(8 * t + (bit & 7)), f));
-          }
-        }
-        const int w = item_window(item);
-        for (int i = 0; i < 8; ++i) {
-          const int r = window_rows(8 * w + i);
-          if (r < 0) continue;
-          if (item >= num_unsplit) {
-            Kokkos::atomic_add(&C(r, f), static_cast<Scalar>(a * acc[i]));
-          } else {
-            C(r, f) = static_cast<Scalar>(b == 0 ? a * acc[i] : a * acc[i] + b * static_cast<Acc>(C(r, f)));
-          }
-        }
-      });
+  if constexpr (K > 1) {
+    Kokkos::parallel_for(
+        label, Policy(exec, 0, items), KOKKOS_LAMBDA(const int64_t item) {
+          for (int64_t f0 = 0; f0 < n; f0 += K) body(static_cast<int>(item), f0, n - f0 < K ? int(n - f0) : K);
+        });
+  } else {
+    Kokkos::parallel_for(
+        label, Policy(exec, 0, int64_t(items) * n),
+        KOKKOS_LAMBDA(const int64_t idx) { body(static_cast<int>(idx / n), idx % n, 1); });
+  }
 }
 
-/// CUDA-core residual: each (item, column f) is a dot product over a row, or
-/// over a piece of one that adds with atomics. The first of a row's pieces
-/// kept in one CTA by the CUDA kernel (res_item_pieces > 1) takes the whole
-/// row here: its pieces' ranges are consecutive.
-template <class ExecSpace, class Pattern, class Values, class BView, class CView>
-void spmm_residual(const ExecSpace& exec, const Pattern& p, const Values& vals, int64_t tile_nnz,
-                   typename CView::const_value_type alpha, const BView& B, typename CView::const_value_type beta,
-                   const CView& C) {
+/// C(r, f0 .. f0 + W) = alpha * acc + beta * C (beta == 0: C not read), or += alpha * acc with atomics.
+template <int W, class Acc, class CView>
+KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const CView& C, int r, int64_t f0, const Acc (&acc)[W], Acc alpha,
+                                             Acc beta, bool atomic) {
   using Scalar = typename CView::non_const_value_type;
-  using Acc = typename Accumulator<Scalar>::type;
-  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
-  const int64_t n = static_cast<int64_t>(C.extent(1));
-  const Acc a = static_cast<Acc>(alpha), b = static_cast<Acc>(beta);
-  const auto item_row = p.res_item_row, item_begin = p.res_item_begin, item_end = p.res_item_end;
-  const auto item_pieces = p.res_item_pieces;
-  const auto res_rows = p.res_rows, res_cols = p.res_cols;
-  const int num_local = p.res_num_local;
-  Kokkos::parallel_for(
-      "rsh::spmm[portable]::residual", Policy(exec, 0, static_cast<int64_t>(p.res_num_items()) * n),
-      KOKKOS_LAMBDA(const int64_t idx) {
-        const int item = static_cast<int>(idx / n);
-        const int pieces = item_pieces(item);
-        if (pieces == 0) return;  // summed by the row's first piece, or padding
-        const int64_t f = idx % n;
-        Acc acc = 0;
-        for (int k = item_begin(item); k < item_end(item + pieces - 1); ++k)
-          acc += static_cast<Acc>(vals(tile_nnz + k)) * static_cast<Acc>(B(res_cols(k), f));
-        const int r = res_rows(item_row(item));
-        if (item >= num_local) {
-          Kokkos::atomic_add(&C(r, f), static_cast<Scalar>(a * acc));
-        } else {
-          C(r, f) = static_cast<Scalar>(b == 0 ? a * acc : a * acc + b * static_cast<Acc>(C(r, f)));
-        }
-      });
+  for (int j = 0; j < W; ++j) {
+    if (atomic) {
+      Kokkos::atomic_add(&C(r, f0 + j), static_cast<Scalar>(alpha * acc[j]));
+    } else {
+      C(r, f0 + j) =
+          static_cast<Scalar>(beta == 0 ? alpha * acc[j] : alpha * acc[j] + beta * static_cast<Acc>(C(r, f0 + j)));
+    }
+  }
 }
+
+/// A portable kernel's work item over a chunk of features: `Chunks::template chunk<W>(item, f0)` computes W
+/// features from f0. A full chunk (K features) runs loops of constant trip count, which the compiler unrolls
+/// with the accumulators in registers (as KokkosKernels' strip-mined rows); a shorter last chunk goes a
+/// feature at a time.
+template <int K, class Chunks>
+struct ChunkedItems {
+  Chunks chunks;
+  KOKKOS_INLINE_FUNCTION void operator()(const int item, const int64_t f0, const int width) const {
+    if (width == K) return chunks.template chunk<K>(item, f0);
+    for (int j = 0; j < width; ++j) chunks.template chunk<1>(item, f0 + j);
+  }
+};
+
+/// Tensor-Core part on CUDA cores: an item's tiles' set bits in order, so the k-th set bit of a tile reads
+/// its k-th value; C rows stored once, or added with atomics for pieces of split windows.
+template <class Pattern, class Values, class BView, class CView>
+struct TileChunks {
+  using Acc = typename Accumulator<typename CView::non_const_value_type>::type;
+  Pattern p;
+  Values vals;
+  BView B;
+  CView C;
+  Acc alpha, beta;
+
+  template <int W>
+  KOKKOS_FORCEINLINE_FUNCTION void chunk(const int item, const int64_t f0) const {
+    Acc acc[8][W];
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < W; ++j) acc[i][j] = 0;
+    for (int t = p.tc_item_tile_begin(item); t < p.tc_item_tile_end(item); ++t) {
+      uint64_t bits = p.tile_bitmap(t);
+      for (int v = p.tile_val_offset(t); bits != 0; ++v, bits &= bits - 1) {
+        const int bit = lowest_bit(bits);
+        const Acc value = static_cast<Acc>(vals(v));
+        const int col = p.tile_cols(8 * t + (bit & 7));
+        for (int j = 0; j < W; ++j) acc[bit >> 3][j] += value * static_cast<Acc>(B(col, f0 + j));
+      }
+    }
+    const int w = p.tc_item_window(item);
+    for (int i = 0; i < 8; ++i) {
+      const int r = p.window_rows(8 * w + i);
+      if (r >= 0) store_chunk<W>(C, r, f0, acc[i], alpha, beta, item >= p.tc_num_unsplit);
+    }
+  }
+};
+
+/// CUDA-core residual: a row's dot products, or a piece of one that adds with atomics. The first of a row's
+/// pieces kept in one CTA by the CUDA kernel (res_item_pieces > 1) takes the whole row here: its pieces'
+/// ranges are consecutive.
+template <class Pattern, class Values, class BView, class CView>
+struct ResidualChunks {
+  using Acc = typename Accumulator<typename CView::non_const_value_type>::type;
+  Pattern p;
+  Values vals;  ///< the residual's values (after the tiles')
+  BView B;
+  CView C;
+  Acc alpha, beta;
+
+  template <int W>
+  KOKKOS_FORCEINLINE_FUNCTION void chunk(const int item, const int64_t f0) const {
+    const int pieces = p.res_item_pieces(item);
+    if (pieces == 0) return;  // summed by the row's first piece, or padding
+    alignas(64) Acc acc[W];
+    for (int j = 0; j < W; ++j) acc[j] = 0;
+    for (int k = p.res_item_begin(item); k < p.res_item_end(item + pieces - 1); ++k) {
+      const Acc value = static_cast<Acc>(vals(k));
+      const int col = p.res_cols(k);
+      for (int j = 0; j < W; ++j) acc[j] += value * static_cast<Acc>(B(col, f0 + j));
+    }
+    store_chunk<W>(C, p.res_rows(p.res_item_row(item)), f0, acc, alpha, beta, item >= p.res_num_local);
+  }
+};
 
 /// The whole portable executor: pre-scale, tiles, residual (same instance, in order).
 template <class ExecSpace, class Handle, class BView, class CView>
-void spmm_portable(const ExecSpace& exec, Handle& h, typename CView::const_value_type alpha, const BView& B,
-                   typename CView::const_value_type beta, const CView& C) {
+void spmm_portable(const ExecSpace& exec, Handle& h, typename CView::const_value_type alpha, const BView& B_in,
+                   typename CView::const_value_type beta, const CView& C_in) {
+  using Acc = typename Accumulator<typename CView::non_const_value_type>::type;
+  using Pattern = typename Handle::pattern_type;
+  using Values = typename Handle::values_type;
+  // Unmanaged (no reference counts in the kernels' copies), B const and random-access, as KokkosKernels' spmv.
+  using B = Kokkos::View<typename BView::const_data_type, typename BView::array_layout, typename BView::device_type,
+                         Kokkos::MemoryTraits<Kokkos::Unmanaged | Kokkos::RandomAccess>>;
+  using C = Kokkos::View<typename CView::data_type, typename CView::array_layout, typename CView::device_type,
+                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  constexpr int K = portable_chunk<ExecSpace>();
   h.note_portable_run();
-  const auto& p = h.pattern();
-  scale_rows(exec, p.scale_rows, beta, C);
-  spmm_tiles(exec, p, h.values(), alpha, B, beta, C);
-  spmm_residual(exec, p, h.values(), h.tile_nnz(), alpha, B, beta, C);
+  const Pattern& p = h.pattern();
+  const Acc a = static_cast<Acc>(alpha), b = static_cast<Acc>(beta);
+  const B b_view = B_in;
+  const C c_view = C_in;
+  const int64_t n = static_cast<int64_t>(c_view.extent(1));
+  scale_rows(exec, p.scale_rows, beta, c_view);
+  for_each_item_chunk<K>("rsh::spmm[portable]::tiles", exec, p.tc_num_items(), n,
+                         ChunkedItems<K, TileChunks<Pattern, Values, B, C>>{{p, h.values(), b_view, c_view, a, b}});
+  const Values residual_values =
+      Kokkos::subview(h.values(), std::make_pair(h.tile_nnz(), int64_t(h.values().extent(0))));
+  for_each_item_chunk<K>(
+      "rsh::spmm[portable]::residual", exec, p.res_num_items(), n,
+      ChunkedItems<K, ResidualChunks<Pattern, Values, B, C>>{{p, residual_values, b_view, c_view, a, b}});
 }
 
 }  // namespace impl
