@@ -2,12 +2,14 @@
 // The benchmark matrix suite: every matrix listed in MANIFEST.tsv of the
 // shared matrix folder, plus large generated ones that do not fit in L2.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -50,12 +52,32 @@ inline std::vector<MatrixSource> generated_matrices() {
   };
 }
 
+/// Loads `src`, the index-th of count (a progress line on stderr). With `unit_range` the values are scaled
+/// into [-1, 1]: FP16 would overflow on matrices such as ct2010 or bcsstk13, and speed does not depend on them.
+inline impl::HostCrs load_matrix(const MatrixSource& src, int index, int count, bool unit_range) {
+  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << ": loading" << std::flush;
+  impl::HostCrs A = src.load();
+  double max_abs = 0;
+  for (double v : A.values) max_abs = std::max(max_abs, std::fabs(v));
+  if (unit_range && max_abs > 0)
+    for (double& v : A.values) v /= max_abs;
+  std::cerr << ", " << A.nnz() << " nnz\n";
+  return A;
+}
+
 /// "a,b,,c" -> {a, b, c}.
 inline std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream ss(s);
   for (std::string item; std::getline(ss, item, ',');)
     if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+/// "32,128" -> {32, 128}.
+inline std::vector<int> int_list(const std::string& s) {
+  std::vector<int> out;
+  for (const auto& item : split_list(s)) out.push_back(std::stoi(item));
   return out;
 }
 
@@ -107,6 +129,25 @@ struct SuiteFlags {
   }
   std::vector<MatrixSource> sources() const { return suite_sources(matrix_dir, suites, match); }
 };
+
+/// Takes a benchmark's own flags out of argv, leaving Google Benchmark's: the suite's, then those
+/// `take(arg, value)` accepts (value(flag) is the text after `flag` when `arg` starts with it, else empty).
+template <class Take>
+void take_flags(int& argc, char** argv, SuiteFlags& suite, Take&& take) {
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&](const char* flag) { return flag_value(arg, flag); };
+    if (!suite.parse(arg) && !take(arg, value)) argv[out++] = argv[i];
+  }
+  argc = out;
+}
+
+/// --rsh_timing=gated|stream: whether batches run behind the launch gate (RshSparse_benchmark_timing.hpp).
+inline bool gated_timing(const std::string& value) {
+  if (value != "gated" && value != "stream") throw std::invalid_argument("--rsh_timing=" + value + ": gated or stream");
+  return value == "gated";
+}
 
 }  // namespace bench
 }  // namespace rsh

@@ -83,37 +83,27 @@ void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, cons
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
-    if (cfg.suite.parse(a)) continue;
-    if (!value("--rsh_reorder=").empty()) {
-      cfg.policies.clear();
-      for (const auto& name : bench::split_list(value("--rsh_reorder="))) cfg.policies.push_back(parse_reorder(name));
-    } else if (!value("--rsh_alpha=").empty()) {
-      cfg.reorder_options.alpha = std::stod(value("--rsh_alpha="));
-    } else if (!value("--rsh_neighbours=").empty()) {
-      cfg.reorder_options.neighbours = std::stoi(value("--rsh_neighbours="));
-    } else if (!value("--rsh_max_postings=").empty()) {
-      cfg.reorder_options.max_postings = std::stoi(value("--rsh_max_postings="));
-    } else if (!value("--rsh_two_opt=").empty()) {
-      cfg.reorder_options.two_opt = value("--rsh_two_opt=") != "0";
-    } else if (!value("--rsh_place_isolated=").empty()) {
-      cfg.reorder_options.place_isolated = value("--rsh_place_isolated=") != "0";
-    } else if (!value("--rsh_max_scan=").empty()) {
-      cfg.reorder_options.max_scan = std::stoi(value("--rsh_max_scan="));
-    } else if (!value("--rsh_hub_window=").empty()) {
-      cfg.reorder_options.hub_window = std::stoi(value("--rsh_hub_window="));
-    } else if (!value("--rsh_rescore=").empty()) {
-      cfg.reorder_options.rescore = std::stoi(value("--rsh_rescore="));
-    } else if (!value("--rsh_min_paired=").empty()) {
-      cfg.reorder_options.min_paired_rows = std::stod(value("--rsh_min_paired="));
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
+  ReorderOptions& r = cfg.reorder_options;
+  const std::map<std::string, int*> ints = {{"--rsh_neighbours=", &r.neighbours},
+                                            {"--rsh_max_postings=", &r.max_postings},
+                                            {"--rsh_max_scan=", &r.max_scan},
+                                            {"--rsh_hub_window=", &r.hub_window},
+                                            {"--rsh_rescore=", &r.rescore}};
+  const std::map<std::string, double*> reals = {{"--rsh_alpha=", &r.alpha}, {"--rsh_min_paired=", &r.min_paired_rows}};
+  const std::map<std::string, bool*> flags = {{"--rsh_two_opt=", &r.two_opt},
+                                              {"--rsh_place_isolated=", &r.place_isolated}};
+  bench::take_flags(argc, argv, cfg.suite, [&](const std::string&, auto value) {
+    for (const auto& f : ints)
+      if (!value(f.first.c_str()).empty()) return *f.second = std::stoi(value(f.first.c_str())), true;
+    for (const auto& f : reals)
+      if (!value(f.first.c_str()).empty()) return *f.second = std::stod(value(f.first.c_str())), true;
+    for (const auto& f : flags)
+      if (!value(f.first.c_str()).empty()) return *f.second = value(f.first.c_str()) != "0", true;
+    if (value("--rsh_reorder=").empty()) return false;
+    cfg.policies.clear();
+    for (const auto& name : bench::split_list(value("--rsh_reorder="))) cfg.policies.push_back(parse_reorder(name));
+    return true;
+  });
   return cfg;
 }
 

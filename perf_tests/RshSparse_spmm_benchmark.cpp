@@ -96,20 +96,8 @@ const Inspected& inspected(LoadedMatrix& m, const Options& options, int value_by
 }
 
 LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
-  if (g_matrix && g_matrix->name == src.name) return *g_matrix;
-  g_matrix.reset();
-  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << ": loading" << std::flush;
-  auto m = std::make_unique<LoadedMatrix>();
-  m->name = src.name;
-  m->A = src.load();
-  // Values scaled into [-1, 1]: FP16 would overflow on matrices such as
-  // ct2010 or bcsstk13; speed does not depend on the magnitudes.
-  double max_abs = 0;
-  for (double v : m->A.values) max_abs = std::max(max_abs, std::fabs(v));
-  if (max_abs > 0)
-    for (double& v : m->A.values) v /= max_abs;
-  std::cerr << ", " << m->A.nnz() << " nnz\n";
-  g_matrix = std::move(m);
+  if (!g_matrix || g_matrix->name != src.name)
+    g_matrix.reset(new LoadedMatrix{src.name, bench::load_matrix(src, index, count, true), {}});
   return *g_matrix;
 }
 
@@ -295,64 +283,47 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
-    if (cfg.suite.parse(a)) continue;
-    if (!value("--rsh_n=").empty()) {
-      cfg.widths.clear();
-      for (const auto& s : bench::split_list(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
-    } else if (!value("--rsh_prec=").empty()) {
-      cfg.precisions = bench::split_list(value("--rsh_prec="));
-    } else if (!value("--rsh_reorder=").empty()) {
+  const std::map<std::string, int*> ints = {{"--rsh_max_tiles=", &cfg.options.max_tiles_per_item},
+                                            {"--rsh_max_res=", &cfg.options.max_residual_nnz_per_item},
+                                            {"--rsh_piece_res=", &cfg.options.residual_piece_nnz},
+                                            {"--rsh_k=", &cfg.kernel.warps_per_item},
+                                            {"--rsh_res_lanes=", &cfg.kernel.residual_lanes},
+                                            {"--rsh_dense_cluster=", &cfg.kernel.dense_cluster},
+                                            {"--rsh_dense_stages=", &cfg.kernel.dense_stages},
+                                            {"--rsh_dense_round=", &cfg.kernel.dense_round_steps},
+                                            {"--rsh_res_features=", &cfg.kernel.residual_lane_features},
+                                            {"--rsh_col=", &cfg.kernel.column_major}};
+  const std::map<std::string, Partition> partitions = {{"row", Partition::kRowStructured},
+                                                       {"tc", Partition::kTensorCoreOnly},
+                                                       {"cuda", Partition::kCudaCoreOnly},
+                                                       {"dense", Partition::kDenseBlocks},
+                                                       {"auto", Partition::kAuto}};
+  bench::take_flags(argc, argv, cfg.suite, [&](const std::string&, auto value) {
+    for (const auto& flag : ints)
+      if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
+    if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
+    if (!value("--rsh_prec=").empty()) return cfg.precisions = bench::split_list(value("--rsh_prec=")), true;
+    if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
+    if (!value("--rsh_reorder=").empty()) {
       const std::string list = value("--rsh_reorder=");
       cfg.reorders.clear();
       if (list == "all") cfg.reorders.assign(std::begin(kAllReorders), std::end(kAllReorders));
       for (const auto& name : bench::split_list(list == "all" ? "" : list)) cfg.reorders.push_back(parse_reorder(name));
-    } else if (!value("--rsh_max_tiles=").empty()) {
-      cfg.options.max_tiles_per_item = std::stoi(value("--rsh_max_tiles="));
-    } else if (!value("--rsh_max_res=").empty()) {
-      cfg.options.max_residual_nnz_per_item = std::stoi(value("--rsh_max_res="));
-    } else if (!value("--rsh_piece_res=").empty()) {
-      cfg.options.residual_piece_nnz = std::stoi(value("--rsh_piece_res="));
-    } else if (!value("--rsh_k=").empty()) {
-      cfg.kernel.warps_per_item = std::stoi(value("--rsh_k="));
-    } else if (!value("--rsh_res_lanes=").empty()) {
-      cfg.kernel.residual_lanes = std::stoi(value("--rsh_res_lanes="));
-    } else if (!value("--rsh_dense_cluster=").empty()) {
-      cfg.kernel.dense_cluster = std::stoi(value("--rsh_dense_cluster="));
-    } else if (!value("--rsh_dense_stages=").empty()) {
-      cfg.kernel.dense_stages = std::stoi(value("--rsh_dense_stages="));
-    } else if (!value("--rsh_dense_round=").empty()) {
-      cfg.kernel.dense_round_steps = std::stoi(value("--rsh_dense_round="));
-    } else if (!value("--rsh_res_features=").empty()) {
-      cfg.kernel.residual_lane_features = std::stoi(value("--rsh_res_features="));
-    } else if (!value("--rsh_layout=").empty()) {
+      return true;
+    }
+    if (!value("--rsh_layout=").empty()) {
       const std::string l = value("--rsh_layout=");
       if (l != "row" && l != "col") throw std::invalid_argument("--rsh_layout=" + l + ": row or col");
-      cfg.row_major = l == "row";
-    } else if (!value("--rsh_col=").empty()) {
-      cfg.kernel.column_major = std::stoi(value("--rsh_col="));
-    } else if (!value("--rsh_timing=").empty()) {
-      const std::string t = value("--rsh_timing=");
-      if (t != "gated" && t != "stream") throw std::invalid_argument("--rsh_timing=" + t + ": gated or stream");
-      cfg.gated_timing = t == "gated";
-    } else if (!value("--rsh_partition=").empty()) {
-      const std::string p = value("--rsh_partition=");
-      const std::map<std::string, Partition> names = {{"row", Partition::kRowStructured},
-                                                      {"tc", Partition::kTensorCoreOnly},
-                                                      {"cuda", Partition::kCudaCoreOnly},
-                                                      {"dense", Partition::kDenseBlocks},
-                                                      {"auto", Partition::kAuto}};
-      const auto it = names.find(p);
-      if (it == names.end()) throw std::invalid_argument("--rsh_partition=" + p + ": row, tc, cuda, dense or auto");
-      cfg.options.partition = it->second;
-    } else {
-      argv[out++] = argv[i];
+      return cfg.row_major = l == "row", true;
     }
-  }
-  argc = out;
+    if (!value("--rsh_partition=").empty()) {
+      const auto it = partitions.find(value("--rsh_partition="));
+      if (it == partitions.end())
+        throw std::invalid_argument("--rsh_partition=" + value("--rsh_partition=") + ": row, tc, cuda, dense or auto");
+      return cfg.options.partition = it->second, true;
+    }
+    return false;
+  });
   return cfg;
 }
 

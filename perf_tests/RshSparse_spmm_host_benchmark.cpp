@@ -41,13 +41,8 @@ struct LoadedMatrix {
 std::unique_ptr<LoadedMatrix> g_matrix;
 
 const LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
-  if (g_matrix && g_matrix->name == src.name) return *g_matrix;
-  g_matrix.reset();
-  auto m = std::make_unique<LoadedMatrix>();
-  m->name = src.name;
-  m->A = src.load();
-  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << ", " << m->A.nnz() << " nnz\n";
-  g_matrix = std::move(m);
+  if (!g_matrix || g_matrix->name != src.name)
+    g_matrix.reset(new LoadedMatrix{src.name, bench::load_matrix(src, index, count, false)});
   return *g_matrix;
 }
 
@@ -164,25 +159,13 @@ void register_space(const bench::MatrixSource& src, const Config& cfg, int index
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
-    if (cfg.suite.parse(a)) continue;
-    if (!value("--rsh_space=").empty()) {
-      cfg.spaces = bench::split_list(value("--rsh_space="));
-    } else if (!value("--rsh_scalar=").empty()) {
-      cfg.scalars = bench::split_list(value("--rsh_scalar="));
-    } else if (!value("--rsh_layout=").empty()) {
-      cfg.layouts = bench::split_list(value("--rsh_layout="));
-    } else if (!value("--rsh_n=").empty()) {
-      cfg.widths.clear();
-      for (const auto& s : bench::split_list(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
+  bench::take_flags(argc, argv, cfg.suite, [&](const std::string&, auto value) {
+    if (!value("--rsh_space=").empty()) return cfg.spaces = bench::split_list(value("--rsh_space=")), true;
+    if (!value("--rsh_scalar=").empty()) return cfg.scalars = bench::split_list(value("--rsh_scalar=")), true;
+    if (!value("--rsh_layout=").empty()) return cfg.layouts = bench::split_list(value("--rsh_layout=")), true;
+    if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
+    return false;
+  });
   if (cfg.spaces.empty()) {
 #if defined(KOKKOS_ENABLE_SERIAL)
     cfg.spaces.push_back("serial");
@@ -222,6 +205,7 @@ int main(int argc, char** argv) {
 #endif
     }
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
+  benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
   benchmark::AddCustomContext("host_threads", std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -71,18 +71,8 @@ struct LoadedMatrix {
 std::unique_ptr<LoadedMatrix> g_matrix;
 
 const LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
-  if (g_matrix && g_matrix->name == src.name) return *g_matrix;
-  g_matrix.reset();
-  std::cerr << "[" << index + 1 << "/" << count << "] " << src.name << std::flush;
-  auto m = std::make_unique<LoadedMatrix>();
-  m->name = src.name;
-  m->A = src.load();
-  double max_abs = 0;  // values into [-1, 1]: FP16 range
-  for (double v : m->A.values) max_abs = std::max(max_abs, std::fabs(v));
-  if (max_abs > 0)
-    for (double& v : m->A.values) v /= max_abs;
-  std::cerr << ", " << m->A.nnz() << " nnz\n";
-  g_matrix = std::move(m);
+  if (!g_matrix || g_matrix->name != src.name)
+    g_matrix.reset(new LoadedMatrix{src.name, bench::load_matrix(src, index, count, true)});
   return *g_matrix;
 }
 
@@ -276,29 +266,14 @@ void register_layouts(const bench::MatrixSource& src, const Config& cfg, int ind
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&](const char* flag) { return bench::flag_value(a, flag); };
-    if (cfg.suite.parse(a)) continue;
-    if (!value("--rsh_n=").empty()) {
-      cfg.widths.clear();
-      for (const auto& s : bench::split_list(value("--rsh_n="))) cfg.widths.push_back(std::stoi(s));
-    } else if (!value("--rsh_scalar=").empty()) {
-      cfg.scalars = bench::split_list(value("--rsh_scalar="));
-    } else if (!value("--rsh_layout=").empty()) {
-      cfg.layouts = bench::split_list(value("--rsh_layout="));
-    } else if (!value("--rsh_impl=").empty()) {
-      cfg.impls = bench::split_list(value("--rsh_impl="));
-    } else if (!value("--rsh_timing=").empty()) {
-      const std::string t = value("--rsh_timing=");
-      if (t != "gated" && t != "stream") throw std::invalid_argument("--rsh_timing=" + t + ": gated or stream");
-      cfg.gated_timing = t == "gated";
-    } else {
-      argv[out++] = argv[i];
-    }
-  }
-  argc = out;
+  bench::take_flags(argc, argv, cfg.suite, [&](const std::string&, auto value) {
+    if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
+    if (!value("--rsh_scalar=").empty()) return cfg.scalars = bench::split_list(value("--rsh_scalar=")), true;
+    if (!value("--rsh_layout=").empty()) return cfg.layouts = bench::split_list(value("--rsh_layout=")), true;
+    if (!value("--rsh_impl=").empty()) return cfg.impls = bench::split_list(value("--rsh_impl=")), true;
+    if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
+    return false;
+  });
   return cfg;
 }
 
