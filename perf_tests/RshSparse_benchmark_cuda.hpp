@@ -4,15 +4,30 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "cuda/RshSparse_cuda_device_array.hpp"
+#include "cuda/RshSparse_cuda_element.hpp"
 
 namespace rsh {
 namespace bench {
 
 using cuda::DeviceArray;
+
+/// ||got - want|| / ||want|| over the whole array (absolute where want is zero); a non-finite value gives infinity.
+template <class T>
+double relative_error(const std::vector<T>& got, const std::vector<T>& want) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = cuda::to_double(got[i]), w = cuda::to_double(want[i]);
+    if (!std::isfinite(g)) return INFINITY;
+    num += (g - w) * (g - w);
+    den += w * w;
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
 
 /// Times one stream's work with events (device time, not host time).
 class EventTimer {

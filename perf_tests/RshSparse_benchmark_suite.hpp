@@ -65,6 +65,23 @@ inline impl::HostCrs load_matrix(const MatrixSource& src, int index, int count, 
   return A;
 }
 
+/// The matrix a benchmark process works on, loaded once for the benchmarks that run on it in a row.
+class CurrentMatrix {
+ public:
+  explicit CurrentMatrix(bool unit_range) : unit_range_(unit_range) {}
+  /// `src` (see load_matrix), loaded unless it is the current one.
+  const impl::HostCrs& get(const MatrixSource& src, int index, int count) {
+    if (name_ != src.name || !loaded_)
+      A_ = load_matrix(src, index, count, unit_range_), name_ = src.name, loaded_ = true;
+    return A_;
+  }
+
+ private:
+  bool unit_range_, loaded_ = false;
+  std::string name_;
+  impl::HostCrs A_;
+};
+
 /// "a,b,,c" -> {a, b, c}.
 inline std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;

@@ -134,28 +134,6 @@ Group<T>& group(const LoadedMatrix& m, const std::string& prec, int n, const Con
   return *g_group<T>;
 }
 
-cusparseHandle_t cusparse() {
-  static cusparseHandle_t h = [] {
-    cusparseHandle_t x;
-    RSH_CUSPARSE_CHECK(cusparseCreate(&x));
-    return x;
-  }();
-  return h;
-}
-
-/// ||got - want|| / ||want|| over the whole C.
-template <class T>
-double relative_error(const std::vector<T>& got, const std::vector<T>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double g = to_double(got[i]), w = to_double(want[i]);
-    if (!std::isfinite(g)) return INFINITY;
-    num += (g - w) * (g - w);
-    den += w * w;
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
 template <class T>
 void set_counters(benchmark::State& state, const LoadedMatrix& m, int n) {
   const double nnz = double(m.A.nnz());
@@ -183,7 +161,8 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
   Group<T>& g = group<T>(m, prec, n, cfg);
   std::unique_ptr<bench::CusparseSpmm<T>> impl;
   try {
-    impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, cusparse(), nullptr, cfg.row_major);
+    impl = std::make_unique<bench::CusparseSpmm<T>>(m.A, g.values, n, alg, bench::cusparse_handle(), nullptr,
+                                                    cfg.row_major);
     impl->run(g.operands->B[0].get(), g.operands->C[0].get(), nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
   } catch (const std::exception& e) {
@@ -193,7 +172,7 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
   const std::vector<T> got = g.operands->C[0].download();
   if (g.expected.empty()) {
     g.expected = got;
-  } else if (relative_error(got, g.expected) > (std::is_same<T, float>::value ? 1e-4 : 2e-2)) {
+  } else if (bench::relative_error(got, g.expected) > (std::is_same<T, float>::value ? 1e-4 : 2e-2)) {
     state.SkipWithError("cuSPARSE algorithms disagree");
     return;
   }
@@ -233,7 +212,7 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
     return;
   }
   if (!g.expected.empty()) {
-    const double err = relative_error(g.operands->C[0].download(), g.expected);
+    const double err = bench::relative_error(g.operands->C[0].download(), g.expected);
     if (err > (prec == "fp32" ? 1e-5 : prec == "tf32" ? 5e-3 : 2e-2)) {
       state.SkipWithError(("rsh result differs from cuSPARSE: " + std::to_string(err)).c_str());
       return;

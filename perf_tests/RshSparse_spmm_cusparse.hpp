@@ -22,6 +22,16 @@ namespace bench {
       throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(st_)); \
   } while (0)
 
+/// The process's cuSPARSE handle, made on first use.
+inline cusparseHandle_t cusparse_handle() {
+  static cusparseHandle_t h = [] {
+    cusparseHandle_t x;
+    RSH_CUSPARSE_CHECK(cusparseCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
 template <class T>
 constexpr cudaDataType cuda_type() {
   return std::is_same<T, double>::value ? CUDA_R_64F : std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16F;

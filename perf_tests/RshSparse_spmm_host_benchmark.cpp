@@ -33,18 +33,8 @@ struct Config {
   std::vector<int> widths{128};
 };
 
-/// The matrix being benchmarked, cached across its groups.
-struct LoadedMatrix {
-  std::string name;
-  impl::HostCrs A;
-};
-std::unique_ptr<LoadedMatrix> g_matrix;
-
-const LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
-  if (!g_matrix || g_matrix->name != src.name)
-    g_matrix.reset(new LoadedMatrix{src.name, bench::load_matrix(src, index, count, false)});
-  return *g_matrix;
-}
+/// The matrix being benchmarked.
+bench::CurrentMatrix g_matrix(false);
 
 /// One (matrix, space, scalar, layout, n): A, B and both results as views of the space, made on first use.
 template <class Space, class Scalar, class Layout>
@@ -62,19 +52,19 @@ template <class Space, class Scalar, class Layout>
 std::unique_ptr<Group<Space, Scalar, Layout>> g_group;
 
 template <class Space, class Scalar, class Layout>
-Group<Space, Scalar, Layout>& group(const LoadedMatrix& m, const std::string& key, int n) {
+Group<Space, Scalar, Layout>& group(const impl::HostCrs& A, const std::string& key, int n) {
   auto& g = g_group<Space, Scalar, Layout>;
   if (g && g->key == key) return *g;
   g = std::make_unique<Group<Space, Scalar, Layout>>();
   g->key = key;
-  const auto b = impl::to_bundle<Scalar, int, typename Space::memory_space>(m.A, "benchmark");
+  const auto b = impl::to_bundle<Scalar, int, typename Space::memory_space>(A, "benchmark");
   g->A = typename Group<Space, Scalar, Layout>::Matrix("A", b.num_rows, b.num_cols, b.nnz(), b.values, b.row_map,
                                                        b.entries);
-  g->B = typename Group<Space, Scalar, Layout>::MultiVector("B", m.A.num_cols, n);
-  g->C_rsh = typename Group<Space, Scalar, Layout>::MultiVector("C_rsh", m.A.num_rows, n);
-  g->C_kk = typename Group<Space, Scalar, Layout>::MultiVector("C_kk", m.A.num_rows, n);
+  g->B = typename Group<Space, Scalar, Layout>::MultiVector("B", A.num_cols, n);
+  g->C_rsh = typename Group<Space, Scalar, Layout>::MultiVector("C_rsh", A.num_rows, n);
+  g->C_kk = typename Group<Space, Scalar, Layout>::MultiVector("C_kk", A.num_rows, n);
   uint64_t s = 12345;
-  for (int64_t i = 0; i < m.A.num_cols; ++i)
+  for (int64_t i = 0; i < A.num_cols; ++i)
     for (int j = 0; j < n; ++j) {
       s = s * 6364136223846793005ULL + 1442695040888963407ULL;
       g->B(i, j) = static_cast<Scalar>(double((s >> 33) % 2001) / 1000.0 - 1.0);
@@ -91,8 +81,8 @@ Group<Space, Scalar, Layout>& group(const LoadedMatrix& m, const std::string& ke
 template <class Space, class Scalar, class Layout>
 void bench_impl(benchmark::State& state, const bench::MatrixSource& src, int index, int count, const std::string& key,
                 int n, bool rsh_impl) {
-  const LoadedMatrix& m = load(src, index, count);
-  auto& g = group<Space, Scalar, Layout>(m, key, n);
+  const impl::HostCrs& A = g_matrix.get(src, index, count);
+  auto& g = group<Space, Scalar, Layout>(A, key, n);
   const Space space;
   auto run = [&] {
     if (rsh_impl)
@@ -117,9 +107,9 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, int ind
     state.SetLabel(g.handle->executor());
   }
   for (auto _ : state) run();
-  state.counters["nnz"] = double(m.A.nnz());
+  state.counters["nnz"] = double(A.nnz());
   state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * m.A.nnz() * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(2.0 * A.nnz() * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 template <class Space, class Scalar, class Layout>
@@ -217,6 +207,5 @@ int main(int argc, char** argv) {
 #if defined(KOKKOS_ENABLE_OPENMP)
   release_space<Kokkos::OpenMP>();
 #endif
-  g_matrix.reset();
   return 0;
 }

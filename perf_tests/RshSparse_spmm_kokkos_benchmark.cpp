@@ -63,18 +63,8 @@ double bound() {  // DESIGN section 7
   return std::is_same<Scalar, double>::value ? 1e-12 : std::is_same<Scalar, float>::value ? 1e-5 : 2e-2;
 }
 
-/// The matrix being benchmarked, cached across its groups.
-struct LoadedMatrix {
-  std::string name;
-  impl::HostCrs A;
-};
-std::unique_ptr<LoadedMatrix> g_matrix;
-
-const LoadedMatrix& load(const bench::MatrixSource& src, int index, int count) {
-  if (!g_matrix || g_matrix->name != src.name)
-    g_matrix.reset(new LoadedMatrix{src.name, bench::load_matrix(src, index, count, true)});
-  return *g_matrix;
-}
+/// The matrix being benchmarked.
+bench::CurrentMatrix g_matrix(true);
 
 /// One (matrix, scalar, layout, n): A as a KokkosSparse::CrsMatrix on the GPU, the rotating B/C copies as
 /// unmanaged views, the handles (made on first use) and the first result, which the others are checked against.
@@ -110,17 +100,8 @@ cudaStream_t stream() {
   static Streams s;
   return s.stream;
 }
-cusparseHandle_t cusparse() {
-  static cusparseHandle_t h = [] {
-    cusparseHandle_t x;
-    RSH_CUSPARSE_CHECK(cusparseCreate(&x));
-    return x;
-  }();
-  return h;
-}
-
 template <class Scalar, class Layout>
-Group<Scalar, Layout>& group(const LoadedMatrix& m, const std::string& key, int n) {
+Group<Scalar, Layout>& group(const impl::HostCrs& A, const std::string& key, int n) {
   auto& g = g_group<Scalar, Layout>;
   if (g && g->key == key) return *g;
   g.reset();
@@ -128,30 +109,18 @@ Group<Scalar, Layout>& group(const LoadedMatrix& m, const std::string& key, int 
   using E = ElementOf<Scalar>;
   g->key = key;
   g->n = n;
-  const auto bundle = impl::to_bundle<Scalar, int, Kokkos::CudaSpace>(m.A, "benchmark");
+  const auto bundle = impl::to_bundle<Scalar, int, Kokkos::CudaSpace>(A, "benchmark");
   g->A = typename Group<Scalar, Layout>::Matrix("A", bundle.num_rows, bundle.num_cols, bundle.nnz(), bundle.values,
                                                 bundle.row_map, bundle.entries);
-  for (double v : m.A.values) g->values.push_back(cuda::to_element<E>(v));
-  std::vector<E> b(size_t(m.A.num_cols) * n);
+  for (double v : A.values) g->values.push_back(cuda::to_element<E>(v));
+  std::vector<E> b(size_t(A.num_cols) * n);
   uint64_t s = 12345;
   for (E& x : b) {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     x = cuda::to_element<E>(double((s >> 33) % 2001) / 1000.0 - 1.0);
   }
-  g->operands = std::make_unique<bench::RotatingOperands<E, E>>(b, size_t(m.A.num_rows) * n);
+  g->operands = std::make_unique<bench::RotatingOperands<E, E>>(b, size_t(A.num_rows) * n);
   return *g;
-}
-
-template <class E>
-double relative_error(const std::vector<E>& got, const std::vector<E>& want) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const double g = cuda::to_double(got[i]), w = cuda::to_double(want[i]);
-    if (!std::isfinite(g)) return INFINITY;
-    num += (g - w) * (g - w);
-    den += w * w;
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
 template <class Scalar, class Layout>
@@ -161,7 +130,7 @@ constexpr bool row_major() {
 
 /// Runs `run(i)` once on copy 0 (C poisoned first), checks the result and times it; false if it failed.
 template <class Scalar, class Layout, class Run>
-void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Config& cfg, const LoadedMatrix& m,
+void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Config& cfg, const impl::HostCrs& A,
                     Run&& run) {
   using E = ElementOf<Scalar>;
   try {
@@ -174,14 +143,14 @@ void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Con
   }
   const std::vector<E> got = g.operands->C[0].download();
   if (g.expected.empty()) g.expected = got;
-  const double err = relative_error(got, g.expected);
+  const double err = bench::relative_error(got, g.expected);
   if (!(err <= 10 * bound<Scalar>())) {
     state.SkipWithError(("result differs from the first implementation's: " + std::to_string(err)).c_str());
     return;
   }
   bench::timed_calls(state, static_cast<int>(g.operands->B.size()), cfg.gated_timing, stream(), run);
   state.counters["rel_error"] = err;
-  const double nnz = double(m.A.nnz());
+  const double nnz = double(A.nnz());
   state.counters["nnz"] = nnz;
   state.counters["n"] = g.n;
   state.counters["GFLOP/s"] = benchmark::Counter(2.0 * nnz * g.n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
@@ -191,26 +160,26 @@ template <class Scalar, class Layout>
 void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
                 const std::string& key, int n, const std::string& impl_name) {
   using E = ElementOf<Scalar>;
-  const LoadedMatrix& m = load(src, index, count);
-  Group<Scalar, Layout>& g = group<Scalar, Layout>(m, key, n);
+  const impl::HostCrs& A = g_matrix.get(src, index, count);
+  Group<Scalar, Layout>& g = group<Scalar, Layout>(A, key, n);
   const Kokkos::Cuda exec(stream());
   const Scalar one(1), zero(0);
   if (impl_name.rfind("cusparse_alg", 0) == 0) {
     std::unique_ptr<bench::CusparseSpmm<E>> cus;
     try {
-      cus = std::make_unique<bench::CusparseSpmm<E>>(m.A, g.values, n, impl_name.back() - '0', cusparse(), stream(),
-                                                     row_major<Scalar, Layout>());
+      cus = std::make_unique<bench::CusparseSpmm<E>>(A, g.values, n, impl_name.back() - '0', bench::cusparse_handle(),
+                                                     stream(), row_major<Scalar, Layout>());
     } catch (const std::exception& e) {
       return state.SkipWithError(e.what());
     }
-    return check_and_time(state, g, cfg, m,
+    return check_and_time(state, g, cfg, A,
                           [&](int i) { cus->run(g.operands->B[i].get(), g.operands->C[i].get(), stream()); });
   }
   if (impl_name == "kk_default" || impl_name == "kk_native") {
     const auto algo = impl_name == "kk_native" ? KokkosSparse::SPMV_NATIVE : KokkosSparse::SPMV_DEFAULT;
     auto& h = g.kk[algo];
     if (!h) h = std::make_unique<typename Group<Scalar, Layout>::KkHandle>(algo);
-    return check_and_time(state, g, cfg, m,
+    return check_and_time(state, g, cfg, A,
                           [&](int i) { KokkosSparse::spmv(exec, h.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
   }
   if (!g.rsh) {  // the handle's first call analyses A and builds the plan: timed apart
@@ -221,16 +190,16 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     g.inspect_ms = 1e3 * timer.seconds();
   }
   if (impl_name == "rsh") {
-    check_and_time(state, g, cfg, m, [&](int i) { rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
+    check_and_time(state, g, cfg, A, [&](int i) { rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
   } else if (impl_name == "rsh_raw") {
     if constexpr (std::is_same<Scalar, double>::value) {
       return state.SkipWithError("no raw CUDA plan for double (portable kernels)");
     } else {
       const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<E>>(g.rsh->backend_state());
       const auto layout = row_major<Scalar, Layout>() ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
-      const int64_t ldb = row_major<Scalar, Layout>() ? n : m.A.num_cols;
-      const int64_t ldc = row_major<Scalar, Layout>() ? n : m.A.num_rows;
-      check_and_time(state, g, cfg, m, [&](int i) {
+      const int64_t ldb = row_major<Scalar, Layout>() ? n : A.num_cols;
+      const int64_t ldc = row_major<Scalar, Layout>() ? n : A.num_rows;
+      check_and_time(state, g, cfg, A, [&](int i) {
         plan.spmm(1.f, g.operands->B[i].get(), ldb, 0.f, g.operands->C[i].get(), ldc, n, layout, stream());
       });
     }
