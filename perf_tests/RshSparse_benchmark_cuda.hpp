@@ -4,8 +4,12 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <Kokkos_Macros.hpp>
+#include <benchmark/benchmark.h>
+
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cuda/RshSparse_cuda_device_array.hpp"
@@ -27,6 +31,20 @@ double relative_error(const std::vector<T>& got, const std::vector<T>& want) {
     den += w * w;
   }
   return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+/// Context every GPU benchmark report carries: the device, the CUDA runtime,
+/// Kokkos, the commit and how runs were timed.
+inline void add_gpu_context(const char* git_hash, bool gated_timing) {
+  cudaDeviceProp prop{};
+  RSH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  benchmark::AddCustomContext("gpu", prop.name);
+  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
+  benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
+  benchmark::AddCustomContext("git_hash", git_hash);
+  benchmark::AddCustomContext("timing", gated_timing ? "gated" : "stream");
 }
 
 /// Times one stream's work with events (device time, not host time).

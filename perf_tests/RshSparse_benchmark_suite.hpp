@@ -145,6 +145,14 @@ struct SuiteFlags {
     return true;
   }
   std::vector<MatrixSource> sources() const { return suite_sources(matrix_dir, suites, match); }
+
+  /// Calls `visit(source, index, count)` for each chosen matrix, in suite order.
+  template <class Visit>
+  void for_each_matrix(Visit&& visit) const {
+    const std::vector<MatrixSource> all = sources();
+    const int count = static_cast<int>(all.size());
+    for (int i = 0; i < count; ++i) visit(all[i], i, count);
+  }
 };
 
 /// Takes a benchmark's own flags out of argv, leaving Google Benchmark's: the suite's, then those

@@ -311,29 +311,20 @@ Config parse_flags(int& argc, char** argv) {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   static Config cfg = parse_flags(argc, argv);
-  static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
   if (!cuda::device_available()) {
     std::cerr << "no CUDA device: nothing to benchmark\n";
     return 0;
   }
-  const int count = static_cast<int>(sources.size());
-  for (int i = 0; i < count; ++i)
+  cfg.suite.for_each_matrix([&](const bench::MatrixSource& src, int i, int count) {
     for (const auto& prec : cfg.precisions)
       for (int n : cfg.widths) {
-        if (prec == "fp16") register_group<__half>(sources[i], cfg, i, count, n, prec);
-        if (prec == "fp32" || prec == "tf32") register_group<float>(sources[i], cfg, i, count, n, prec);
+        if (prec == "fp16") register_group<__half>(src, cfg, i, count, n, prec);
+        if (prec == "fp32" || prec == "tf32") register_group<float>(src, cfg, i, count, n, prec);
       }
+  });
 
-  cudaDeviceProp prop{};
-  RSH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  int runtime = 0;
-  cudaRuntimeGetVersion(&runtime);
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
-  benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
-  benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
+  bench::add_gpu_context(RSH_GIT_HASH, cfg.gated_timing);
   benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
-  benchmark::AddCustomContext("timing", cfg.gated_timing ? "gated" : "stream");
   std::string reorders;
   for (Reorder r : cfg.reorders) reorders += (reorders.empty() ? "" : ",") + std::string(reorder_name(r));
   benchmark::AddCustomContext("reorder", reorders);

@@ -183,17 +183,16 @@ void release_space() {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   static Config cfg = parse_flags(argc, argv);
-  static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
-  const int count = static_cast<int>(sources.size());
-  for (int i = 0; i < count; ++i)
+  cfg.suite.for_each_matrix([&](const bench::MatrixSource& src, int i, int count) {
     for (const auto& space : cfg.spaces) {
 #if defined(KOKKOS_ENABLE_SERIAL)
-      if (space == "serial") register_space<Kokkos::Serial>(sources[i], cfg, i, count, "serial");
+      if (space == "serial") register_space<Kokkos::Serial>(src, cfg, i, count, "serial");
 #endif
 #if defined(KOKKOS_ENABLE_OPENMP)
-      if (space == "openmp") register_space<Kokkos::OpenMP>(sources[i], cfg, i, count, "openmp");
+      if (space == "openmp") register_space<Kokkos::OpenMP>(src, cfg, i, count, "openmp");
 #endif
     }
+  });
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
   benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
   benchmark::AddCustomContext("host_threads", std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));

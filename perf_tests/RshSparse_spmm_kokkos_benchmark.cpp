@@ -256,25 +256,16 @@ void release() {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   static Config cfg = parse_flags(argc, argv);
-  static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
-  const int count = static_cast<int>(sources.size());
-  for (int i = 0; i < count; ++i)
+  cfg.suite.for_each_matrix([&](const bench::MatrixSource& src, int i, int count) {
     for (const auto& scalar : cfg.scalars)
       for (int n : cfg.widths) {
-        if (scalar == "float") register_layouts<float>(sources[i], cfg, i, count, scalar, n);
-        if (scalar == "double") register_layouts<double>(sources[i], cfg, i, count, scalar, n);
-        if (scalar == "half") register_layouts<Half>(sources[i], cfg, i, count, scalar, n);
+        if (scalar == "float") register_layouts<float>(src, cfg, i, count, scalar, n);
+        if (scalar == "double") register_layouts<double>(src, cfg, i, count, scalar, n);
+        if (scalar == "half") register_layouts<Half>(src, cfg, i, count, scalar, n);
       }
-  cudaDeviceProp prop{};
-  RSH_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  int runtime = 0;
-  cudaRuntimeGetVersion(&runtime);
-  benchmark::AddCustomContext("gpu", prop.name);
-  benchmark::AddCustomContext("cuda_runtime", std::to_string(runtime));
-  benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
+  });
+  bench::add_gpu_context(RSH_GIT_HASH, cfg.gated_timing);
   benchmark::AddCustomContext("kokkoskernels_version", std::to_string(KOKKOSKERNELS_VERSION));
-  benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
-  benchmark::AddCustomContext("timing", cfg.gated_timing ? "gated" : "stream");
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
