@@ -7,6 +7,8 @@
 //   kk_native         KokkosSparse::spmv with an SPMVHandle (SPMV_NATIVE)
 //   rsh_raw           the raw CUDA API (rsh::cuda::SpmmPlan) of the handle's own plan, on the same pointers
 //   rsh               rsh::spmm(exec, &handle, "N", 1, A, B, 0, C) with default Options
+//   rsh_free          the handle-free rsh::spmm(exec, "N", 1, A, B, 0, C) (stream timing: it waits for its check)
+//   rsh_update        handle.update_values(A), then rsh (stream timing); less rsh's time: the value refresh
 // rsh against rsh_raw is the Kokkos path's overhead. Times are device times per call (bench::timed_calls,
 // B/C rotated past L2, gated by default); counter host_us is the host time to enqueue a call; inspect_ms
 // is the handle's first call (analysis and plan). Every result is compared with the first implementation's
@@ -129,9 +131,10 @@ constexpr bool row_major() {
 }
 
 /// Runs `run(i)` once on copy 0 (C poisoned first), checks the result and times it; false if it failed.
+/// Calls that wait for the GPU on the host (`waits`) are timed on the stream whatever --rsh_timing says.
 template <class Scalar, class Layout, class Run>
 void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Config& cfg, const impl::HostCrs& A,
-                    Run&& run) {
+                    Run&& run, bool waits = false) {
   using E = ElementOf<Scalar>;
   try {
     RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(E)));  // NaN poison
@@ -148,7 +151,7 @@ void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Con
     state.SkipWithError(("result differs from the first implementation's: " + std::to_string(err)).c_str());
     return;
   }
-  bench::timed_calls(state, static_cast<int>(g.operands->B.size()), cfg.gated_timing, stream(), run);
+  bench::timed_calls(state, static_cast<int>(g.operands->B.size()), cfg.gated_timing && !waits, stream(), run);
   state.counters["rel_error"] = err;
   const double nnz = double(A.nnz());
   state.counters["nnz"] = nnz;
@@ -182,6 +185,9 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     return check_and_time(state, g, cfg, A,
                           [&](int i) { KokkosSparse::spmv(exec, h.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
   }
+  if (impl_name == "rsh_free")  // handle-free: over A's CSR, after a check of A it waits for
+    return check_and_time(
+        state, g, cfg, A, [&](int i) { rsh::spmm(exec, "N", one, g.A, g.B(i), zero, g.C(i)); }, true);
   if (!g.rsh) {  // the handle's first call analyses A and builds the plan: timed apart
     g.rsh = std::make_unique<SpmmHandle<Scalar, Device>>();
     Kokkos::Timer timer;
@@ -191,6 +197,14 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
   }
   if (impl_name == "rsh") {
     check_and_time(state, g, cfg, A, [&](int i) { rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
+  } else if (impl_name == "rsh_update") {  // a value refresh and a multiply: less rsh's time, the refresh's
+    check_and_time(
+        state, g, cfg, A,
+        [&](int i) {
+          g.rsh->update_values(g.A);
+          rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i));
+        },
+        true);
   } else if (impl_name == "rsh_raw") {
     if constexpr (std::is_same<Scalar, double>::value) {
       return state.SkipWithError("no raw CUDA plan for double (portable kernels)");
@@ -212,8 +226,8 @@ template <class Scalar, class Layout>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
                     const std::string& layout, int n) {
   const std::string key = "kokkos/" + src.name + "/" + scalar + "/" + layout + "/n=" + std::to_string(n);
-  for (const char* impl_name :
-       {"cusparse_alg1", "cusparse_alg2", "cusparse_alg3", "kk_default", "kk_native", "rsh_raw", "rsh"}) {
+  for (const char* impl_name : {"cusparse_alg1", "cusparse_alg2", "cusparse_alg3", "kk_default", "kk_native", "rsh_raw",
+                                "rsh", "rsh_free", "rsh_update"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

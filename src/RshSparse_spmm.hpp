@@ -78,13 +78,28 @@ void spmm(SpmmHandle<Scalar, Device>* handle, const char mode[], typename CView:
   spmm(typename Device::execution_space(), handle, mode_from_string(mode), alpha, A, B, beta, C);
 }
 
-/// Handle-free: analyses A for this one call (use a handle to reuse the work).
+/// Handle-free, on `exec`: multiplies over A's own CSR arrays with no inspection (CUDA cores or the
+/// portable kernels, in the scalar's precision; rows in any order, duplicates summed), after a check of A
+/// on the device that this call waits for. A handle's format (Tensor Cores, reordering) pays from the
+/// first few calls on one pattern.
+template <class ExecSpace, class Matrix, class BView, class CView,
+          class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
+void spmm(const ExecSpace& exec, const char mode[], typename CView::const_value_type alpha, const Matrix& A,
+          const BView& B, typename CView::const_value_type beta, const CView& C) {
+  impl::check_spmm_args<ExecSpace>(mode_from_string(mode), A, B, C);
+  Kokkos::Profiling::pushRegion("rsh::spmm");
+  if (alpha == 0 || impl::MatrixAccess<Matrix>::entries(A).extent(0) == 0)
+    impl::scale_all(exec, beta, C);
+  else
+    impl::SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C);
+  Kokkos::Profiling::popRegion();
+}
+
+/// Handle-free, on the default instance of C's execution space.
 template <class Matrix, class BView, class CView>
 void spmm(const char mode[], typename CView::const_value_type alpha, const Matrix& A, const BView& B,
           typename CView::const_value_type beta, const CView& C) {
-  using Scalar = typename CView::non_const_value_type;
-  SpmmHandle<Scalar, typename CView::device_type> handle;
-  spmm(&handle, mode, alpha, A, B, beta, C);
+  spmm(typename CView::execution_space(), mode, alpha, A, B, beta, C);
 }
 
 }  // namespace rsh

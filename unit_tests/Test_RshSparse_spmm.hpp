@@ -161,13 +161,17 @@ class SpmmTest : public ::testing::Test {
     Kokkos::deep_copy(C_kk, C);
     const Dense ref = reference_spmm(rounded(A_in), from_view(B), alpha, beta, C0);
 
+    MultiVector C_free("C_free", C.extent(0), C.extent(1));
+    Kokkos::deep_copy(C_free, C);
     Handle handle(opt);
     rsh::spmm(ExecSpace(), &handle, "N", static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C);
+    rsh::spmm(ExecSpace(), "N", static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C_free);
     kk_spmv<ExecSpace>(A, B, static_cast<Scalar>(alpha), static_cast<Scalar>(beta), C_kk);
     ExecSpace().fence();
     const double tol = spmm_tolerance<Scalar>(opt);
     EXPECT_LE(error(ref, C), tol);
     EXPECT_LE(error(from_view(C_kk), C), 10 * tol) << "against KokkosSparse::spmv";
+    EXPECT_LE(error(ref, C_free), spmm_tolerance<Scalar>(Options())) << "handle-free";
   }
 };
 
@@ -234,6 +238,23 @@ TYPED_TEST_P(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {
   A.entries = {4, 1, 4, 0, 2, 2};
   A.values = {1.0, 2.0, 3.0, 4.0, 5.0, -6.0};
   for (Partition p : kAllPartitions) this->check(A, 3, 1.0, 0.0, options(p));
+}
+
+/// Rows on both sides of every cut of a work item (whole, pieces summed in one CTA, atomic pieces), beside
+/// empty rows, through the handle and the handle-free call.
+TYPED_TEST_P(SpmmTest, RowLengthsAcrossWorkItemCuts) {
+  const uint64_t s = fresh_seed();
+  std::vector<impl::CooEntry> coo;
+  const int lengths[] = {0, 1, 15, 16, 17, 33, 127, 128, 129, 300, 0, 2000, 5};
+  int row = 0;
+  for (int len : lengths) {
+    for (int k = 0; k < len; ++k)
+      coo.push_back({row, static_cast<int>((k * 7919 + row * 31) % 2500), 1.0 - 2.0 * ((s + k) % 5) / 5.0});
+    ++row;
+  }
+  const auto A = impl::coo_to_crs(row, 2500, coo);
+  for (Partition p : kAllPartitions)
+    for (double beta : {0.0, 0.5}) this->check(A, 12, 1.0, beta, options(p), true);
 }
 
 /// TF32 is an explicit opt-in for float; other scalars ignore it.
@@ -311,6 +332,10 @@ TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
         rsh::spmm(&handle, "N", Scalar(1), impl::to_bundle<Scalar, int, MemorySpace>(A, "test"), B, Scalar(0), C),
         std::invalid_argument);
     EXPECT_EQ(this->from_view(C)(0, 0), 3.0);
+    EXPECT_THROW(rsh::spmm("N", Scalar(1), impl::to_bundle<Scalar, int, MemorySpace>(A, "test"), B, Scalar(0), C),
+                 std::invalid_argument)
+        << "handle-free";
+    EXPECT_EQ(this->from_view(C)(0, 0), 3.0);
   };
   impl::HostCrs col_out = A_host;
   col_out.entries.back() = 10;
@@ -325,8 +350,8 @@ TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
 
 REGISTER_TYPED_TEST_SUITE_P(SpmmTest, RandomMatricesAllPartitionsAndWidths, AlphaBetaSemantics, EdgeCaseShapes,
                             SplitWorkItemsAndExactMultiples, ReorderedRowsGiveTheSameResult,
-                            UnsortedAndDuplicateColumnsAreSummed, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
-                            HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
+                            UnsortedAndDuplicateColumnsAreSummed, RowLengthsAcrossWorkItemCuts, Tf32OptIn,
+                            HandleReuseValueUpdateAndPatternCheck, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
 
 /// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
 template <class E>

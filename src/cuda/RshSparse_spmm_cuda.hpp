@@ -95,6 +95,26 @@ struct KernelConfig {
   int column_major = 0;
 };
 
+/// A CSR matrix in device memory, as the handle-free multiply reads it: columns in any order within a
+/// row, duplicates summed. Offset: int or int64_t.
+template <class T, class Offset>
+struct DeviceCsr {
+  int num_rows = 0, num_cols = 0;
+  int64_t nnz = 0;
+  const Offset* row_map = nullptr;  ///< num_rows + 1, row_map[0] = 0, row_map[num_rows] = nnz
+  const int* entries = nullptr;     ///< nnz column ids
+  const T* values = nullptr;        ///< nnz
+};
+
+/// C = alpha * A * B + beta * C straight from A's CSR arrays, with no inspection (the handle-free call):
+/// the CUDA-core residual kernel in FP32 arithmetic, its work items cut from A's rows on the device at
+/// each call. Checks A on the device and waits for that check (one stream synchronisation), so that a
+/// malformed A throws std::invalid_argument instead of reading out of bounds. B, C, ld*, n and layout as
+/// SpmmPlan::spmm. Instantiated for T = float and __half with OutT = T.
+template <class T, class Offset, class OutT>
+void spmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc,
+              int n, Layout layout, cudaStream_t stream);
+
 /// True when a CUDA device is present and usable.
 bool device_available();
 

@@ -1,4 +1,5 @@
 // FP32 operands: Tensor-Core tiles in TF32, residual in FP32.
+#include "cuda/RshSparse_spmm_csr.cuh"
 #include "cuda/RshSparse_spmm_cuda_plan.cuh"
 
 namespace rsh {
@@ -11,5 +12,9 @@ bool device_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
+template void spmm_csr<float, int, float>(const DeviceCsr<float, int>&, float, const float*, int64_t, float, float*,
+                                          int64_t, int, Layout, cudaStream_t);
+template void spmm_csr<float, int64_t, float>(const DeviceCsr<float, int64_t>&, float, const float*, int64_t, float,
+                                              float*, int64_t, int, Layout, cudaStream_t);
 }  // namespace cuda
 }  // namespace rsh

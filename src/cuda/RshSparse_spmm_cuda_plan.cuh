@@ -70,27 +70,59 @@ inline void check_launch(const char* kernel) {
 
 namespace detail {
 
+/// What the launchers read: device pointers into a format, its counts and the launch choices. A plan's
+/// view points into its own arrays (PlanData); the handle-free CSR multiply's into the user's CSR.
 template <class T>
-struct PlanData {
-  int num_rows, num_cols, tc_num_items, tc_num_unsplit, res_num_items, res_num_local, num_scale_rows;
-  int num_tiles, tile_nnz, res_nnz;
-  FloatMath math;
+struct PlanView {
+  int num_rows = 0, num_cols = 0, tc_num_items = 0, tc_num_unsplit = 0, res_num_items = 0, res_num_local = 0;
+  int num_scale_rows = 0, num_tiles = 0;
   Tf32Split split = Tf32Split::kNone;  ///< from math and the Tensor-Core values (update_values)
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
   /// Dense-block clusters of 1, 2, 4, 8 CTAs of two stages resident at once on the device.
   int dense_wave_clusters[4] = {};
-  DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_cols;
-  DeviceArray<uint64_t> tile_bitmap;
-  DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
-  DeviceArray<detail::ResidualItem> res_items;
-  DeviceArray<int> scale_rows;
-  DeviceArray<T> values;  ///< tile values, then residual values
+  const int *window_rows = nullptr, *tile_cols = nullptr, *tile_val_offset = nullptr;
+  const uint64_t* tile_bitmap = nullptr;
+  const int *tc_item_window = nullptr, *tc_item_tile_begin = nullptr, *tc_item_tile_end = nullptr;
+  const T* tile_values = nullptr;
+  const int* res_cols = nullptr;
+  const T* res_values = nullptr;  ///< aligned with res_cols
+  const ResidualItem* res_items = nullptr;
+  const int* scale_rows = nullptr;  ///< num_scale_rows; entries < 0 are skipped
   // Dense blocks (HostFormat::dense_blocks): the residual's values in the block layout.
   bool dense = false;
   impl::DenseBlockLayout dense_layout;
+  const T* dense_values = nullptr;
+};
+
+/// A plan's own device arrays and the view into them.
+template <class T>
+struct PlanData : PlanView<T> {
+  int tile_nnz = 0, res_nnz = 0;
+  FloatMath math = FloatMath::kFp32;
+  struct Storage {
+    DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_cols;
+    DeviceArray<uint64_t> tile_bitmap;
+    DeviceArray<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
+    DeviceArray<ResidualItem> res_items;
+    DeviceArray<int> scale_rows;
+    DeviceArray<T> values;  ///< tile values, then residual values
+    DeviceArray<T> dense_values;
+  } store;
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
-  DeviceArray<T> dense_values;
+
+  /// Points the view at the storage (after every assignment to it).
+  void bind() {
+    this->window_rows = store.window_rows.get(), this->tile_cols = store.tile_cols.get();
+    this->tile_val_offset = store.tile_val_offset.get(), this->tile_bitmap = store.tile_bitmap.get();
+    this->tc_item_window = store.tc_item_window.get(), this->tc_item_tile_begin = store.tc_item_tile_begin.get();
+    this->tc_item_tile_end = store.tc_item_tile_end.get();
+    this->tile_values = store.values.get();
+    this->res_cols = store.res_cols.get();
+    this->res_values = store.values.get() ? store.values.get() + tile_nnz : nullptr;
+    this->res_items = store.res_items.get(), this->scale_rows = store.scale_rows.get();
+    this->dense_values = store.dense_values.get();
+  }
 };
 
 }  // namespace detail
@@ -113,6 +145,22 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
   cfg.attrs = &attr, cfg.numAttrs = after_scale ? 1 : 0;
   cudaLaunchKernelEx(&cfg, kernel, p);
   check_launch(name);
+}
+
+/// FP32 residual CTAs of 4 features a lane resident at once on the current device (0 for FP16, which has
+/// one lane width).
+template <class T>
+int64_t residual_wave_ctas() {
+  if constexpr (std::is_same<T, float>::value) {
+    int device = 0, sms = 0, per_sm = 0;
+    RSH_CUDA_CHECK(cudaGetDevice(&device));
+    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    RSH_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, residual_kernel<T, T, 4>, kResThreadsPerBlock, 0));
+    return int64_t(sms) * per_sm;
+  } else {
+    return 0;
+  }
 }
 
 /// Host values to device elements; the first `tf32_count` are rounded to
@@ -142,13 +190,13 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
   d.num_tiles = f.num_tiles;
   d.tile_nnz = f.num_tiles ? f.tile_val_offset[f.num_tiles] : 0;
   d.res_nnz = f.res_nnz;
-  d.window_rows.assign(f.window_rows, 8 * size_t(f.num_windows), stream);
-  d.tile_cols.assign(f.tile_cols, 8 * size_t(f.num_tiles), stream);
-  d.tile_bitmap.assign(f.tile_bitmap, f.num_tiles, stream);
-  d.tile_val_offset.assign(f.tile_val_offset, f.num_tiles ? f.num_tiles + 1 : 0, stream);
-  d.tc_item_window.assign(f.tc_item_window, f.tc_num_items, stream);
-  d.tc_item_tile_begin.assign(f.tc_item_tile_begin, f.tc_num_items, stream);
-  d.tc_item_tile_end.assign(f.tc_item_tile_end, f.tc_num_items, stream);
+  d.store.window_rows.assign(f.window_rows, 8 * size_t(f.num_windows), stream);
+  d.store.tile_cols.assign(f.tile_cols, 8 * size_t(f.num_tiles), stream);
+  d.store.tile_bitmap.assign(f.tile_bitmap, f.num_tiles, stream);
+  d.store.tile_val_offset.assign(f.tile_val_offset, f.num_tiles ? f.num_tiles + 1 : 0, stream);
+  d.store.tc_item_window.assign(f.tc_item_window, f.tc_num_items, stream);
+  d.store.tc_item_tile_begin.assign(f.tc_item_tile_begin, f.tc_num_items, stream);
+  d.store.tc_item_tile_end.assign(f.tc_item_tile_end, f.tc_num_items, stream);
   std::vector<detail::ResidualItem> items(f.res_num_items);
   for (int i = 0; i < f.res_num_items; ++i) {
     const int r = f.res_item_row[i];
@@ -167,9 +215,9 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
     d.num_scale_rows = 0;
   }
   if (!f.dense_blocks) {
-    d.res_cols.assign(f.res_cols, f.res_nnz, stream);
-    d.res_items.assign(items.data(), items.size(), stream);
-    d.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
+    d.store.res_cols.assign(f.res_cols, f.res_nnz, stream);
+    d.store.res_items.assign(items.data(), items.size(), stream);
+    d.store.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
   } else {  // the residual only names the values' places in the dense blocks
     if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
     detail::for_each_split<T>([&](auto s) { detail::allow_block_kernel_smem<T, decltype(s)::value>(); });
@@ -184,14 +232,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
         d.dense_slot[k] = d.dense_layout.slot(items[i].row, f.res_cols[k], sizeof(T));
       }
   }
-  if constexpr (std::is_same<T, float>::value) {
-    int device = 0, sms = 0, per_sm = 0;
-    RSH_CUDA_CHECK(cudaGetDevice(&device));
-    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, detail::residual_kernel<T, T, 4>,
-                                                                 detail::kResThreadsPerBlock, 0));
-    d.residual_wave_ctas = int64_t(sms) * per_sm;
-  }
+  d.residual_wave_ctas = detail::residual_wave_ctas<T>();
   update_values(f.values, stream);
 }
 
@@ -213,7 +254,8 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
   const std::vector<T> converted = detail::to_elements<T>(d.dense ? sums.data() : values, count, tf32 ? tc_count : 0);
   if constexpr (std::is_same<T, float>::value)
     d.split = tf32 ? detail::Tf32Split::kNone : detail::fp32_split(converted.data(), tc_count);
-  (d.dense ? d.dense_values : d.values).assign(converted.data(), count, stream);
+  (d.dense ? d.store.dense_values : d.store.values).assign(converted.data(), count, stream);
+  d.bind();
 }
 
 template <class T>
@@ -276,15 +318,15 @@ namespace detail {
 /// The multiply on dense operands the kernels read and write as rows (row-major, or the row-major copies
 /// of column-major ones): n features of C are computed (features past n in B and C up to their .n too).
 template <class T, class OutT>
-void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref, float beta,
+void spmm_rows(const PlanView<T>& d, float alpha, const DenseRef<const T>& b_ref, float beta,
                const DenseRef<OutT>& c_ref, int n, cudaStream_t stream) {
   if (d.dense) {
     const impl::DenseBlockLayout& l = d.dense_layout;
     const int slices = (n + detail::kBlockFeatures - 1) / detail::kBlockFeatures;
     if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
     const detail::BlockLaunch launch = detail::block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
-    const detail::BlockParams<T, OutT> p{
-        d.dense_values.get(), l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
+    const detail::BlockParams<T, OutT> p{d.dense_values, l.num_rows, l.num_cols, l.col_blocks, slices,
+                                         b_ref,          c_ref,      alpha,      beta};
     return detail::with_split<T>(d.split, [&](auto s) {
       detail::launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
     });
@@ -294,7 +336,7 @@ void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref
   const bool scaled = d.num_scale_rows > 0;
   if (scaled) {
     const int blocks = std::min((d.num_scale_rows + 7) / 8, 4096);  // a warp a row
-    detail::scale_rows_kernel<OutT><<<blocks, 256, 0, stream>>>(d.scale_rows.get(), d.num_scale_rows, c_ref, beta);
+    detail::scale_rows_kernel<OutT><<<blocks, 256, 0, stream>>>(d.scale_rows, d.num_scale_rows, c_ref, beta);
     detail::check_launch("scale_rows_kernel");
   }
 
@@ -311,14 +353,14 @@ void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref
     K = 1;
     while (K < detail::kTcWarpsPerBlock && 2 * K * tasks <= 16384 && K < mean_tiles) K *= 2;
   }
-  p.tc = detail::TcParams<T, OutT>{d.window_rows.get(),
-                                   d.tile_cols.get(),
-                                   d.tile_bitmap.get(),
-                                   d.tile_val_offset.get(),
-                                   d.values.get(),
-                                   d.tc_item_window.get(),
-                                   d.tc_item_tile_begin.get(),
-                                   d.tc_item_tile_end.get(),
+  p.tc = detail::TcParams<T, OutT>{d.window_rows,
+                                   d.tile_cols,
+                                   d.tile_bitmap,
+                                   d.tile_val_offset,
+                                   d.tile_values,
+                                   d.tc_item_window,
+                                   d.tc_item_tile_begin,
+                                   d.tc_item_tile_end,
                                    d.tc_num_items,
                                    d.tc_num_unsplit,
                                    (n + kSlice - 1) / kSlice,
@@ -348,9 +390,9 @@ void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref
   if (p.tc_blocks > 0 || !std::is_same<T, float>::value) lane_features = 8;  // the only instantiation
   if (lane_features == 0) lane_features = residual_grid(4, group, item_blocks) <= d.residual_wave_ctas ? 4 : 8;
   residual_grid(lane_features, group, item_blocks);
-  p.res = detail::ResidualParams<T, OutT>{d.res_cols.get(),
-                                          d.values.get() + d.tile_nnz,
-                                          d.res_items.get(),
+  p.res = detail::ResidualParams<T, OutT>{d.res_cols,
+                                          d.res_values,
+                                          d.res_items,
                                           d.res_num_items,
                                           d.res_num_local,
                                           group,
@@ -377,40 +419,53 @@ void spmm_rows(const PlanData<T>& d, float alpha, const DenseRef<const T>& b_ref
 
 }  // namespace detail
 
-template <class T>
-template <class OutT>
-void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
-                       cudaStream_t stream) const {
-  const detail::PlanData<T>& d = *d_;
-  const bool row_major = layout == Layout::kRowMajor;
-  if (n < 0 || ldb < (row_major ? n : d.num_cols) || ldc < (row_major ? n : d.num_rows) || ldb < 1 || ldc < 1)
-    throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + ", ldb = " + std::to_string(ldb) +
-                                ", ldc = " + std::to_string(ldc) + " invalid for A " + std::to_string(d.num_rows) +
-                                " x " + std::to_string(d.num_cols));
-  if (n == 0 || d.num_rows == 0) return;
-  if ((!B && d.num_cols > 0) || !C) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
-  if (!row_major) {
+namespace detail {
+
+/// The multiply on a view, B and C in either layout (the checks of SpmmPlan::spmm done).
+template <class T, class OutT>
+void spmm_view(const PlanView<T>& d, float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n,
+               Layout layout, cudaStream_t stream) {
+  if (layout == Layout::kColMajor) {
     // Column-major B and C (see transpose_kernel): through row-major copies, B of `width` features (zero past
     // n) and C as an FP32 result, unless the operands are small enough for the copies' two extra dependent
     // launches to cost more than the strided elements they save.
     int mode = d.config.column_major;
-    if (mode == 0)
-      mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= detail::kColumnMajorInPlaceBytes ? 1 : 3;
+    if (mode == 0) mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= kColumnMajorInPlaceBytes ? 1 : 3;
     if (mode > 1) {
-      const int width = detail::transposed_width(n);
-      detail::StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
-      detail::transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0.f, stream);
-      const detail::DenseRef<const T> b_ref{b_rows.get(), width, 1, width, true};
-      if (mode == 2)
-        return detail::spmm_rows(d, alpha, b_ref, beta, detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);
-      detail::StreamBuffer<float> c_rows(size_t(d.num_rows) * width, stream);
-      const detail::DenseRef<float> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
-      detail::spmm_rows(d, alpha, b_ref, 0.f, c_ref, n, stream);
-      return detail::transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
+      const int width = transposed_width(n);
+      StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
+      transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0.f, stream);
+      const DenseRef<const T> b_ref{b_rows.get(), width, 1, width, true};
+      if (mode == 2) return spmm_rows(d, alpha, b_ref, beta, dense_ref<OutT>(C, ldc, n, layout), n, stream);
+      StreamBuffer<float> c_rows(size_t(d.num_rows) * width, stream);
+      const DenseRef<float> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
+      spmm_rows(d, alpha, b_ref, 0.f, c_ref, n, stream);
+      return transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
     }
   }
-  detail::spmm_rows(d, alpha, detail::dense_ref<const T>(B, ldb, n, layout), beta,
-                    detail::dense_ref<OutT>(C, ldc, n, layout), n, stream);
+  spmm_rows(d, alpha, dense_ref<const T>(B, ldb, n, layout), beta, dense_ref<OutT>(C, ldc, n, layout), n, stream);
+}
+
+/// Throws std::invalid_argument unless n, ldb, ldc and the pointers fit an A of rows x cols.
+inline void check_dense_args(int rows, int cols, const void* B, int64_t ldb, const void* C, int64_t ldc, int n,
+                             Layout layout) {
+  const bool row_major = layout == Layout::kRowMajor;
+  if (n < 0 || ldb < (row_major ? n : cols) || ldc < (row_major ? n : rows) || ldb < 1 || ldc < 1)
+    throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + ", ldb = " + std::to_string(ldb) +
+                                ", ldc = " + std::to_string(ldc) + " invalid for A " + std::to_string(rows) + " x " +
+                                std::to_string(cols));
+  if (n > 0 && rows > 0 && ((!B && cols > 0) || !C)) throw std::invalid_argument("rsh::cuda::spmm: null B or C");
+}
+
+}  // namespace detail
+
+template <class T>
+template <class OutT>
+void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
+                       cudaStream_t stream) const {
+  detail::check_dense_args(d_->num_rows, d_->num_cols, B, ldb, C, ldc, n, layout);
+  if (n == 0 || d_->num_rows == 0) return;
+  detail::spmm_view<T, OutT>(*d_, alpha, B, ldb, beta, C, ldc, n, layout, stream);
 }
 
 }  // namespace cuda

@@ -3,8 +3,11 @@
 // pointers and the instance's stream to the raw CUDA API. Falls back to the
 // portable kernels at run time for what the CUDA kernels do not take:
 // double (no FP64 Tensor-Core kernel yet), LayoutStride, B and C in
-// different layouts, or SpmmAlgorithm::kPortable.
+// different layouts, or SpmmAlgorithm::kPortable. The handle-free call
+// (SpmmCsr) reads A's own CSR through the raw API's spmm_csr.
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -35,16 +38,26 @@ int64_t leading_dimension(const View& v) {
   return std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value ? v.stride(0) : v.stride(1);
 }
 
+/// B and C views the CUDA kernels take: one layout, LayoutRight or LayoutLeft.
+template <class BView, class CView>
+constexpr bool cuda_dense_layouts() {
+  using BLayout = typename BView::array_layout;
+  return std::is_same<BLayout, typename CView::array_layout>::value &&
+         (std::is_same<BLayout, Kokkos::LayoutRight>::value || std::is_same<BLayout, Kokkos::LayoutLeft>::value);
+}
+
+template <class BView>
+cuda::Layout cuda_layout() {
+  return std::is_same<typename BView::array_layout, Kokkos::LayoutRight>::value ? cuda::Layout::kRowMajor
+                                                                                : cuda::Layout::kColMajor;
+}
+
 template <class Handle, class BView, class CView>
 struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
   static void run(const Kokkos::Cuda& exec, Handle& h, typename CView::const_value_type alpha, const BView& B,
                   typename CView::const_value_type beta, const CView& C) {
     using Element = typename CudaElement<typename CView::non_const_value_type>::type;
-    using BLayout = typename BView::array_layout;
-    constexpr bool same_layout = std::is_same<BLayout, typename CView::array_layout>::value;
-    constexpr bool known_layout =
-        std::is_same<BLayout, Kokkos::LayoutRight>::value || std::is_same<BLayout, Kokkos::LayoutLeft>::value;
-    if constexpr (std::is_void<Element>::value || !same_layout || !known_layout) {
+    if constexpr (std::is_void<Element>::value || !cuda_dense_layouts<BView, CView>()) {
       spmm_portable(exec, h, alpha, B, beta, C);
     } else {
       if (h.options().algorithm == SpmmAlgorithm::kPortable) return spmm_portable(exec, h, alpha, B, beta, C);
@@ -58,11 +71,47 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       }
       const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<Element>>(state);
       h.note_backend_run();
-      const auto layout =
-          std::is_same<BLayout, Kokkos::LayoutRight>::value ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
       plan.spmm(static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
                 static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
-                static_cast<int>(C.extent(1)), layout, exec.cuda_stream());
+                static_cast<int>(C.extent(1)), cuda_layout<BView>(), exec.cuda_stream());
+    }
+  }
+};
+
+/// The 32- or 64-bit integer a row_map's offsets are read as by the CUDA kernels; void for other types.
+template <class Offset>
+using CudaOffset =
+    std::conditional_t<std::is_integral<Offset>::value && sizeof(Offset) == 4, int,
+                       std::conditional_t<std::is_integral<Offset>::value && sizeof(Offset) == 8, int64_t, void>>;
+
+/// The handle-free multiply on Kokkos::Cuda: the raw API's spmm_csr over A's arrays where the kernels take
+/// its types (int column ids, A's scalar C's, 32- or 64-bit offsets), else the portable kernels.
+template <class Matrix, class BView, class CView>
+struct SpmmCsr<Kokkos::Cuda, Matrix, BView, CView, true> {
+  static void run(const Kokkos::Cuda& exec, typename CView::const_value_type alpha, const Matrix& A, const BView& B,
+                  typename CView::const_value_type beta, const CView& C) {
+    using Acc = MatrixAccess<Matrix>;
+    using Scalar = typename CView::non_const_value_type;
+    using Element = typename CudaElement<Scalar>::type;
+    using Offset = CudaOffset<typename decltype(Acc::row_map(A))::non_const_value_type>;
+    using Ordinal = typename decltype(Acc::entries(A))::non_const_value_type;
+    using AScalar = typename decltype(Acc::values(A))::non_const_value_type;
+    if constexpr (std::is_void<Element>::value || std::is_void<Offset>::value || !std::is_same<Ordinal, int>::value ||
+                  !std::is_same<AScalar, Scalar>::value || !cuda_dense_layouts<BView, CView>()) {
+      spmm_csr_portable(exec, alpha, A, B, beta, C);
+    } else {
+      cuda::DeviceCsr<Element, Offset> csr;
+      csr.num_rows = Acc::num_rows(A), csr.num_cols = Acc::num_cols(A);
+      csr.nnz = static_cast<int64_t>(Acc::entries(A).extent(0));
+      if (static_cast<int64_t>(Acc::row_map(A).extent(0)) != int64_t(csr.num_rows) + 1)
+        throw std::invalid_argument("rsh::spmm: row_map has " + std::to_string(Acc::row_map(A).extent(0)) +
+                                    " entries for " + std::to_string(csr.num_rows) + " rows");
+      csr.row_map = reinterpret_cast<const Offset*>(Acc::row_map(A).data());
+      csr.entries = Acc::entries(A).data();
+      csr.values = reinterpret_cast<const Element*>(Acc::values(A).data());
+      cuda::spmm_csr(csr, static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
+                     static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
+                     static_cast<int>(C.extent(1)), cuda_layout<BView>(), exec.cuda_stream());
     }
   }
 };

@@ -136,7 +136,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   if (pieces > 0 && f < p.C.n) store_row(p.C, row, f, acc, p.alpha, p.beta, item >= p.num_local, qs);
 }
 
-/// C(r, :) = beta * C(r, :) for the listed rows (beta == 0 writes zeros):
+/// C(r, :) = beta * C(r, :) for the listed rows, negative ids skipped (beta == 0 writes zeros):
 /// the rows of atomic work items, before those add into them. A warp a row,
 /// lanes over its features (16-byte vectors where C allows). The multiply
 /// launches behind it with programmatic dependent launch: its CTAs start at
@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int nu
   constexpr int kVec = 16 / int(sizeof(OutT));
   const int lane = threadIdx.x % 32, warps = gridDim.x * (blockDim.x / 32);
   for (int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; r < num_rows; r += warps) {
+    if (rows[r] < 0) continue;  // a slot left unused
     OutT* base = C.ptr + rows[r] * C.row_stride;
     if (C.vec) {  // n a multiple of 8, rows 16-byte aligned
       for (int f = kVec * lane; f < C.n; f += kVec * 32) {

@@ -1,6 +1,7 @@
 #pragma once
 // Compile-time backend choice, the KokkosKernels way: the primary template
 // is the portable path; src/cuda specialises it for Kokkos::Cuda.
+#include "impl/RshSparse_spmm_csr_impl.hpp"
 #include "impl/RshSparse_spmm_impl.hpp"
 
 namespace rsh {
@@ -18,6 +19,16 @@ struct Spmm {
   static void run(const ExecSpace& exec, Handle& h, typename CView::const_value_type alpha, const BView& B,
                   typename CView::const_value_type beta, const CView& C) {
     spmm_portable(exec, h, alpha, B, beta, C);
+  }
+};
+
+/// The handle-free multiply over A's own CSR arrays (no inspection).
+template <class ExecSpace, class Matrix, class BView, class CView,
+          bool cuda_avail = SpmmCudaSpecAvail<ExecSpace>::value>
+struct SpmmCsr {
+  static void run(const ExecSpace& exec, typename CView::const_value_type alpha, const Matrix& A, const BView& B,
+                  typename CView::const_value_type beta, const CView& C) {
+    spmm_csr_portable(exec, alpha, A, B, beta, C);
   }
 };
 

@@ -1,0 +1,163 @@
+// The raw API's handle-free multiply (rsh::cuda::spmm_csr) on the GPU against the double host reference:
+// FP32 and FP16, 32- and 64-bit offsets, both layouts, rows on both sides of every work-item cut, unsorted
+// and duplicate columns, and malformed CSR rejected before any read of B. Skips cleanly without a device.
+#include <gtest/gtest.h>
+
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "RshSparse_generators.hpp"
+#include "Test_RshSparse_common.hpp"
+#include "cuda/RshSparse_cuda_device_array.hpp"
+#include "cuda/RshSparse_cuda_element.hpp"
+#include "cuda/RshSparse_spmm_cuda.hpp"
+
+namespace {
+
+using rsh::cuda::DeviceArray;
+using rsh::cuda::Layout;
+using rsh::cuda::to_double;
+using rsh::cuda::to_element;
+using rsh::test::Dense;
+
+/// A host CSR on the device with offsets of type Offset.
+template <class T, class Offset>
+struct DeviceCsrCopy {
+  DeviceArray<Offset> row_map;
+  DeviceArray<int> entries;
+  DeviceArray<T> values;
+  rsh::cuda::DeviceCsr<T, Offset> csr;
+
+  explicit DeviceCsrCopy(const rsh::impl::HostCrs& A)
+      : row_map(std::vector<Offset>(A.row_map.begin(), A.row_map.end())), entries(A.entries), values(elements(A)) {
+    csr.num_rows = static_cast<int>(A.num_rows), csr.num_cols = static_cast<int>(A.num_cols);
+    csr.nnz = A.nnz(), csr.row_map = row_map.get(), csr.entries = entries.get(), csr.values = values.get();
+  }
+  static std::vector<T> elements(const rsh::impl::HostCrs& A) {
+    std::vector<T> out;
+    for (double v : A.values) out.push_back(to_element<T>(v));
+    return out;
+  }
+};
+
+template <class T>
+class CudaSpmmCsr : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  }
+  static double tolerance() { return std::is_same<T, float>::value ? 1e-5 : 2e-2; }
+
+  /// C = alpha * A * B + beta * C through spmm_csr with Offset offsets, against the reference.
+  template <class Offset>
+  void check(rsh::impl::HostCrs A, int n, double alpha, double beta, Layout layout) {
+    const uint64_t seed = rsh::test::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " offsets of " +
+                 std::to_string(sizeof(Offset)) + " bytes " + (layout == Layout::kRowMajor ? "row" : "col") +
+                 "-major beta " + std::to_string(beta));
+    for (double& v : A.values) v = to_double(to_element<T>(std::fabs(v)));  // one dot product a column
+    Dense B = rsh::test::random_dense(A.num_cols, n, seed), C0 = rsh::test::random_dense(A.num_rows, n, seed + 1);
+    for (double& v : B.v) v = to_double(to_element<T>(std::fabs(v)));
+    for (double& v : C0.v) v = to_double(to_element<T>(v));
+    const Dense ref = rsh::test::reference_spmm(A, B, alpha, beta, C0);
+    const bool row = layout == Layout::kRowMajor;
+    const int64_t ldb = row ? n : A.num_cols, ldc = row ? n : A.num_rows;
+    auto pack = [&](const Dense& d) {
+      std::vector<T> out(d.rows * d.cols);
+      for (int64_t i = 0; i < d.rows; ++i)
+        for (int64_t j = 0; j < d.cols; ++j) out[row ? i * d.cols + j : j * d.rows + i] = to_element<T>(d(i, j));
+      return out;
+    };
+    DeviceArray<T> dB(pack(B)), dC(pack(C0));
+    const DeviceCsrCopy<T, Offset> dA(A);
+    rsh::cuda::spmm_csr(dA.csr, static_cast<float>(alpha), dB.get(), ldb, static_cast<float>(beta), dC.get(), ldc, n,
+                        layout, nullptr);
+    RSH_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<T> got = dC.download();
+    EXPECT_LE(rsh::test::max_column_error(
+                  ref, [&](int64_t i, int64_t j) { return to_double(got[row ? i * ldc + j : j * ldc + i]); }),
+              tolerance());
+  }
+};
+
+using Elements = ::testing::Types<float, __half>;
+TYPED_TEST_SUITE(CudaSpmmCsr, Elements);
+
+/// Rows of the given lengths, then `short_rows` rows of one nonzero (which bring the piece length down).
+rsh::impl::HostCrs rows_of_lengths(const std::vector<int>& lengths, int short_rows) {
+  std::vector<rsh::impl::CooEntry> coo;
+  int row = 0;
+  for (int len : lengths) {
+    for (int k = 0; k < len; ++k) coo.push_back({row, (k * 7919 + row * 31) % 2500, 0.5 + (k % 5) * 0.25});
+    ++row;
+  }
+  for (int i = 0; i < short_rows; ++i, ++row) coo.push_back({row, (row * 13) % 2500, 1.0});
+  return rsh::impl::coo_to_crs(row, 2500, coo);
+}
+
+/// Each row reversed and its first entry repeated: the multiply takes CSR in any order, duplicates summed.
+rsh::impl::HostCrs unsorted_with_duplicates(const rsh::impl::HostCrs& A) {
+  rsh::impl::HostCrs messy = A;
+  messy.entries.clear(), messy.values.clear();
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    messy.row_map[r] = static_cast<int64_t>(messy.entries.size());
+    for (int64_t k = A.row_map[r + 1] - 1; k >= A.row_map[r]; --k)
+      messy.entries.push_back(A.entries[k]), messy.values.push_back(A.values[k]);
+    if (A.row_map[r + 1] > A.row_map[r]) messy.entries.push_back(A.entries[A.row_map[r]]), messy.values.push_back(1.5);
+  }
+  messy.row_map[A.num_rows] = static_cast<int64_t>(messy.entries.size());
+  return messy;
+}
+
+/// Rows on both sides of every cut (whole, runs of 2 / 4 / 8 pieces, atomic pieces) at the shortest piece
+/// (many short rows) and the longest (long rows alone).
+TYPED_TEST(CudaSpmmCsr, RowLengthsAcrossWorkItemCutsUnsortedAndDuplicates) {
+  const std::vector<int> lengths = {0, 1, 16, 17, 32, 33, 64, 65, 128, 129, 300, 0, 2000, 7};
+  for (int short_rows : {0, 300}) {
+    const auto A = rows_of_lengths(lengths, short_rows);
+    for (const auto& M : {A, unsorted_with_duplicates(A)})
+      for (Layout layout : {Layout::kRowMajor, Layout::kColMajor})
+        for (int n : {1, 8, 33, 128}) {
+          this->template check<int>(M, n, 1.0, 0.0, layout);
+          this->template check<int64_t>(M, n, 0.5, 0.75, layout);
+        }
+  }
+}
+
+TYPED_TEST(CudaSpmmCsr, PowerLawGraph) {
+  const auto rmat = rsh::generate_rmat<double>(12, 8, rsh::test::fresh_seed());
+  const auto A = rsh::impl::to_host_crs(rmat.num_rows, rmat.num_cols, rmat.row_map, rmat.entries, rmat.values);
+  for (int n : {32, 128, 256}) this->template check<int>(A, n, 1.0, 0.5, Layout::kRowMajor);
+}
+
+TYPED_TEST(CudaSpmmCsr, RejectsMalformedCsr) {
+  using T = TypeParam;
+  const auto A = rsh::test::random_crs(12, 10, 4, 7);
+  DeviceArray<T> dB(std::vector<T>(10 * 4, to_element<T>(1.0)));
+  const std::vector<T> c0(12 * 4, to_element<T>(3.0));
+  DeviceArray<T> dC(c0);
+  auto rejects = [&](const rsh::impl::HostCrs& bad, const char* what) {
+    SCOPED_TRACE(what);
+    const DeviceCsrCopy<T, int> dA(bad);
+    EXPECT_THROW(rsh::cuda::spmm_csr(dA.csr, 1.f, dB.get(), 4, 0.f, dC.get(), 4, 4, Layout::kRowMajor, nullptr),
+                 std::invalid_argument);
+    EXPECT_EQ(to_double(dC.download()[0]), 3.0);
+  };
+  auto col_out = A;
+  col_out.entries.back() = 10;
+  rejects(col_out, "column out of range");
+  auto negative = A;
+  negative.entries.front() = -1;
+  rejects(negative, "negative column");
+  auto decreasing = A;
+  std::swap(decreasing.row_map[3], decreasing.row_map[4]);
+  if (decreasing.row_map[3] != decreasing.row_map[4]) rejects(decreasing, "decreasing offsets");
+  const DeviceCsrCopy<T, int> dA(A);
+  EXPECT_THROW(rsh::cuda::spmm_csr(dA.csr, 1.f, dB.get(), 3, 0.f, dC.get(), 4, 4, Layout::kRowMajor, nullptr),
+               std::invalid_argument);  // ldb < n
+}
+
+}  // namespace
