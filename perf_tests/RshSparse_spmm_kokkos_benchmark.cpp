@@ -209,7 +209,7 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     if constexpr (std::is_same<Scalar, double>::value) {
       return state.SkipWithError("no raw CUDA plan for double (portable kernels)");
     } else {
-      const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<E>>(g.rsh->backend_state());
+      const auto& plan = *std::static_pointer_cast<impl::CudaBackendState<E>>(g.rsh->backend_state())->plan;
       const auto layout = row_major<Scalar, Layout>() ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
       const int64_t ldb = row_major<Scalar, Layout>() ? n : A.num_cols;
       const int64_t ldc = row_major<Scalar, Layout>() ? n : A.num_rows;

@@ -3,7 +3,10 @@
 // statistics, partition, RS-Tile build and schedule once; spmm calls reuse
 // it. Values are cached at analyze()/update_values(): after changing A's
 // values in place, call update_values(A) (a new values view is picked up by
-// itself). A matrix with another pattern is rejected. Not copyable.
+// itself), which gathers them into the format on the handle's execution
+// space. A matrix with another pattern is rejected: at once where A's
+// row_map and entries are the analysed views, after a host comparison of
+// the pattern where they are others. Not copyable.
 #include <Kokkos_Core.hpp>
 #include <memory>
 #include <string>
@@ -41,17 +44,31 @@ class SpmmHandle {
     Kokkos::Timer timer;
     pattern_ = impl::mirror_pattern<memory_space>(inspection_.pattern);
     set_values(user_values);
+    build_gather();
     inspection_.times.upload = timer.seconds();
     remember(A);
     analyzed_ = true;
   }
 
-  /// Refreshes the cached values of A (same pattern).
+  /// Refreshes the cached values of A (same pattern): one gather on the execution space, each value slot
+  /// summing A's values at its positions (duplicates share a slot); no host copy.
   template <class Matrix>
   void update_values(const Matrix& A) {
-    const impl::HostCrs host = impl::host_crs_of(A);  // one copy serves the pattern check and the values
-    check_pattern(A, &host);
-    set_values(host.values);
+    check_pattern(A);
+    using Acc = impl::MatrixAccess<Matrix>;
+    using Policy = Kokkos::RangePolicy<execution_space, Kokkos::IndexType<int64_t>>;
+    using Sum = typename impl::Accumulator<Scalar>::type;
+    const auto user = Acc::values(A);
+    const auto first = gather_first_, from = gather_from_;
+    const values_type slots = values_;
+    Kokkos::parallel_for(
+        "rsh::SpmmHandle::update_values", Policy(execution_space(), 0, static_cast<int64_t>(slots.extent(0))),
+        KOKKOS_LAMBDA(const int64_t s) {
+          Sum sum = 0;
+          for (int64_t j = first(s); j < first(s + 1); ++j) sum += static_cast<Sum>(user(from(j)));
+          slots(s) = static_cast<Scalar>(sum);
+        });
+    ++values_version_;
     remember(A);
   }
 
@@ -70,7 +87,10 @@ class SpmmHandle {
   const impl::HostPattern& host_pattern() const { return inspection_.pattern; }
   /// Value slots: tile values [0, tile_nnz()), residual values after.
   const values_type& values() const { return values_; }
-  const std::vector<double>& host_values() const { return host_values_; }
+  /// The value slots as analyze() built them (update_values refreshes values() alone).
+  const std::vector<double>& analyzed_values() const { return host_values_; }
+  /// Counts the value refreshes since analyze(): a backend's copy of values() is current while its count is.
+  uint64_t values_version() const { return values_version_; }
   int64_t tile_nnz() const { return tile_nnz_; }
   const impl::PhaseTimes& phase_times() const { return inspection_.times; }
   /// The row order applied: Options::reorder, what kAuto chose, or kNone where Locality kept the given order.
@@ -122,7 +142,22 @@ class SpmmHandle {
     typename values_type::HostMirror h("rsh::values_host", host_values_.size());
     for (size_t i = 0; i < host_values_.size(); ++i) h(i) = static_cast<Scalar>(host_values_[i]);
     values_ = Kokkos::create_mirror_view_and_copy(memory_space(), h);
+    values_version_ = 0;
     backend_state_.reset();  // backends re-upload values
+  }
+
+  /// The map update_values gathers through: slot s sums A's values at positions
+  /// gather_from_[gather_first_(s) .. gather_first_(s + 1)) (a counting sort of value_dest).
+  void build_gather() {
+    const auto& dest = inspection_.pattern.value_dest;
+    const int64_t slots = static_cast<int64_t>(host_values_.size()), nnz = static_cast<int64_t>(dest.extent(0));
+    Kokkos::View<int64_t*, Kokkos::HostSpace> first("rsh::gather_first", slots + 1), from("rsh::gather_from", nnz);
+    for (int64_t k = 0; k < nnz; ++k) ++first(dest(k) + 1);
+    for (int64_t s = 0; s < slots; ++s) first(s + 1) += first(s);
+    std::vector<int64_t> next(first.data(), first.data() + slots);
+    for (int64_t k = 0; k < nnz; ++k) from(next[dest(k)]++) = k;
+    gather_first_ = Kokkos::create_mirror_view_and_copy(memory_space(), first);
+    gather_from_ = Kokkos::create_mirror_view_and_copy(memory_space(), from);
   }
 
   template <class Matrix>
@@ -157,6 +192,8 @@ class SpmmHandle {
   pattern_type pattern_;
   values_type values_;
   std::vector<double> host_values_;
+  uint64_t values_version_ = 0;
+  Kokkos::View<int64_t*, Kokkos::LayoutRight, memory_space> gather_first_, gather_from_;
   int64_t tile_nnz_ = 0;
   const void* row_map_ptr_ = nullptr;
   const void* entries_ptr_ = nullptr;

@@ -304,6 +304,51 @@ TYPED_TEST_P(SpmmTest, HandleReuseValueUpdateAndPatternCheck) {
   EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), A, B_bad, Scalar(0), C), std::invalid_argument);
 }
 
+/// Value refreshes on every partition, FP32-accurate and TF32, with duplicate entries (which share a slot):
+/// in place through update_values, then a new values view picked up by the next call.
+TYPED_TEST_P(SpmmTest, ValueRefreshOnEveryPartition) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  using Matrix = typename TestFixture::Matrix;
+  impl::HostCrs A_host = random_crs(70, 60, 9, fresh_seed(), true);
+  impl::HostCrs dup = A_host;  // each non-empty row's first entry again, at the row's end
+  dup.entries.clear(), dup.values.clear();
+  for (int64_t r = 0; r < A_host.num_rows; ++r) {
+    dup.row_map[r] = static_cast<int64_t>(dup.entries.size());
+    for (int64_t k = A_host.row_map[r]; k < A_host.row_map[r + 1]; ++k)
+      dup.entries.push_back(A_host.entries[k]), dup.values.push_back(A_host.values[k]);
+    if (A_host.row_map[r + 1] > A_host.row_map[r])
+      dup.entries.push_back(A_host.entries[A_host.row_map[r]]), dup.values.push_back(0.5);
+  }
+  dup.row_map[A_host.num_rows] = static_cast<int64_t>(dup.entries.size());
+  const auto B = this->to_view(random_dense(60, 24, 11));
+  MultiVector C("C", 70, 24);
+  for (Partition p : kAllPartitions)
+    for (bool tf32 : {false, true}) {
+      SCOPED_TRACE(std::string(partition_name(p)) + (tf32 ? " TF32" : ""));
+      Options o = options(p);
+      o.allow_tf32 = tf32;
+      impl::HostCrs expect = dup;
+      Matrix A = this->to_kk(expect);
+      typename TestFixture::Handle handle(o);
+      const double tol = spmm_tolerance<Scalar>(o);
+      auto multiply_and_check = [&](const Matrix& M) {
+        rsh::spmm(&handle, "N", Scalar(1), M, B, Scalar(0), C);
+        EXPECT_LE(this->error(reference_spmm(this->rounded(expect), this->from_view(B), 1.0, 0.0, Dense(70, 24)), C),
+                  tol);
+      };
+      multiply_and_check(A);
+      scale_values<typename TestFixture::ExecSpace>(A.values, -1.75);  // values no longer TF32 numbers
+      for (double& v : expect.values) v *= -1.75;
+      handle.update_values(A);
+      multiply_and_check(A);
+      for (double& v : expect.values) v = 0.25 * std::round(4 * v);  // TF32 numbers again, in a new view
+      const Matrix fresh = this->to_kk(expect);
+      multiply_and_check(
+          Matrix("A", A.numRows(), A.numCols(), A.nnz(), fresh.values, A.graph.row_map, A.graph.entries));
+    }
+}
+
 TYPED_TEST_P(SpmmTest, HandleFreeOverloadAndCrsBundle) {
   using Scalar = typename TestFixture::Scalar;
   const auto A_host = random_crs(33, 21, 7, fresh_seed());
@@ -351,7 +396,8 @@ TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
 REGISTER_TYPED_TEST_SUITE_P(SpmmTest, RandomMatricesAllPartitionsAndWidths, AlphaBetaSemantics, EdgeCaseShapes,
                             SplitWorkItemsAndExactMultiples, ReorderedRowsGiveTheSameResult,
                             UnsortedAndDuplicateColumnsAreSummed, RowLengthsAcrossWorkItemCuts, Tf32OptIn,
-                            HandleReuseValueUpdateAndPatternCheck, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
+                            HandleReuseValueUpdateAndPatternCheck, ValueRefreshOnEveryPartition,
+                            HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
 
 /// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
 template <class E>

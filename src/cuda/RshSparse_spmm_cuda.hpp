@@ -136,6 +136,9 @@ class SpmmPlan {
 
   /// Replaces the values (same pattern): host buffer of tile + residual slots.
   void update_values(const double* values, cudaStream_t stream);
+  /// Replaces the values from a device buffer of tile + residual slots in T, on `stream` (no host copy;
+  /// a float plan under FloatMath::kFp32 waits for one flag: whether the Tensor-Core values are TF32 numbers).
+  void update_values_device(const T* values, cudaStream_t stream);
 
   /// C = alpha * A * B + beta * C. B: device buffer, num_cols x n; C: device
   /// buffer, num_rows x n, of OutT = T or float; ld* = leading dimension in

@@ -15,6 +15,7 @@
 #include "cuda/RshSparse_spmm_block_launch.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
 #include "cuda/RshSparse_spmm_transpose_kernel.cuh"
+#include "cuda/RshSparse_spmm_values_kernel.cuh"
 #include "impl/RshSparse_dense_blocks.hpp"
 
 namespace rsh {
@@ -108,6 +109,7 @@ struct PlanData : PlanView<T> {
     DeviceArray<int> scale_rows;
     DeviceArray<T> values;  ///< tile values, then residual values
     DeviceArray<T> dense_values;
+    DeviceArray<int64_t> dense_slot;  ///< residual nonzero -> block value slot (update_values_device)
   } store;
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
 
@@ -231,6 +233,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
           throw std::invalid_argument("rsh::cuda::SpmmPlan: residual column out of range");
         d.dense_slot[k] = d.dense_layout.slot(items[i].row, f.res_cols[k], sizeof(T));
       }
+    d.store.dense_slot.assign(d.dense_slot.data(), d.dense_slot.size(), stream);
   }
   d.residual_wave_ctas = detail::residual_wave_ctas<T>();
   update_values(f.values, stream);
@@ -256,6 +259,39 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
     d.split = tf32 ? detail::Tf32Split::kNone : detail::fp32_split(converted.data(), tc_count);
   (d.dense ? d.store.dense_values : d.store.values).assign(converted.data(), count, stream);
   d.bind();
+}
+
+template <class T>
+void SpmmPlan<T>::update_values_device(const T* values, cudaStream_t stream) {
+  detail::PlanData<T>& d = *d_;
+  const size_t count = size_t(d.tile_nnz) + d.res_nnz;
+  if (count > 0 && !values) throw std::invalid_argument("rsh::cuda::SpmmPlan::update_values_device: null values");
+  // Dense blocks: every value meets the Tensor Cores; else the tile values do and the residual stays as given.
+  T* tc = d.dense ? d.store.dense_values.get() : d.store.values.get();
+  const int64_t tc_count = d.dense ? int64_t(d.dense_layout.num_slots()) : d.tile_nnz;
+  if (d.dense) {
+    RSH_CUDA_CHECK(cudaMemsetAsync(tc, 0, sizeof(T) * size_t(tc_count), stream));
+    detail::scatter_add_kernel<T>
+        <<<detail::stride_blocks(d.res_nnz), 256, 0, stream>>>(values, d.store.dense_slot.get(), d.res_nnz, tc);
+    detail::check_launch("scatter_add_kernel");
+  } else if (count > 0) {
+    RSH_CUDA_CHECK(cudaMemcpyAsync(tc, values, sizeof(T) * count, cudaMemcpyDeviceToDevice, stream));
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    if (d.math == FloatMath::kTf32) {
+      detail::round_to_tf32_kernel<<<detail::stride_blocks(tc_count), 256, 0, stream>>>(tc, tc_count);
+      detail::check_launch("round_to_tf32_kernel");
+    } else {
+      detail::StreamBuffer<int> inexact(1, stream);
+      int host_inexact = 0;
+      RSH_CUDA_CHECK(cudaMemsetAsync(inexact.get(), 0, sizeof(int), stream));
+      detail::tf32_inexact_kernel<<<detail::stride_blocks(tc_count), 256, 0, stream>>>(tc, tc_count, inexact.get());
+      detail::check_launch("tf32_inexact_kernel");
+      RSH_CUDA_CHECK(cudaMemcpyAsync(&host_inexact, inexact.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+      RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
+      d.split = host_inexact ? detail::Tf32Split::kBoth : detail::Tf32Split::kDense;
+    }
+  }
 }
 
 template <class T>

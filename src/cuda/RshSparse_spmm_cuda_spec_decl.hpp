@@ -52,6 +52,13 @@ cuda::Layout cuda_layout() {
                                                                                 : cuda::Layout::kColMajor;
 }
 
+/// What the CUDA backend keeps in a handle: its plan, and the handle's values_version() the plan's values are.
+template <class Element>
+struct CudaBackendState {
+  std::shared_ptr<cuda::SpmmPlan<Element>> plan;
+  uint64_t values_version = 0;
+};
+
 template <class Handle, class BView, class CView>
 struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
   static void run(const Kokkos::Cuda& exec, Handle& h, typename CView::const_value_type alpha, const BView& B,
@@ -61,15 +68,22 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       spmm_portable(exec, h, alpha, B, beta, C);
     } else {
       if (h.options().algorithm == SpmmAlgorithm::kPortable) return spmm_portable(exec, h, alpha, B, beta, C);
-      auto& state = h.backend_state();
-      if (!state) {
-        auto plan = std::make_shared<cuda::SpmmPlan<Element>>(
-            host_format(h.host_pattern(), h.host_values()), exec.cuda_stream(),
+      auto& slot = h.backend_state();
+      if (!slot) {
+        auto state = std::make_shared<CudaBackendState<Element>>();
+        state->plan = std::make_shared<cuda::SpmmPlan<Element>>(
+            host_format(h.host_pattern(), h.analyzed_values()), exec.cuda_stream(),
             h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
-        h.set_backend_description(plan->describe());
-        state = std::move(plan);
+        h.set_backend_description(state->plan->describe());
+        slot = std::move(state);
       }
-      const auto& plan = *std::static_pointer_cast<cuda::SpmmPlan<Element>>(state);
+      auto& state = *std::static_pointer_cast<CudaBackendState<Element>>(slot);
+      if (state.values_version != h.values_version()) {  // update_values ran since: copy on the device
+        state.plan->update_values_device(reinterpret_cast<const Element*>(h.values().data()), exec.cuda_stream());
+        state.values_version = h.values_version();
+        h.set_backend_description(state.plan->describe());  // 2xTF32 or 3xTF32 follows the values
+      }
+      const auto& plan = *state.plan;
       h.note_backend_run();
       plan.spmm(static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
                 static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
