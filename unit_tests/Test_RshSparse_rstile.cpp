@@ -14,6 +14,7 @@
 #include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
 
 namespace {
 
@@ -428,9 +429,10 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
   EXPECT_EQ(p.res_rows(0), 8);
   EXPECT_EQ(p.num_windows(), 2);
   // kAuto partitions the same way (order costs of Reorder::kAuto rely on it).
-  const rsh::impl::RowPartition automatic = rsh::impl::partition_rows(A, options(rsh::Partition::kAuto));
-  EXPECT_EQ(automatic.residual_rows, std::vector<int>{8});
-  EXPECT_EQ(automatic.num_windows(), 2);
+  const rsh::impl::OrderCost automatic = rsh::impl::order_cost(A, options(rsh::Partition::kAuto), {});
+  EXPECT_EQ(automatic.residual_rows, 1);
+  EXPECT_EQ(automatic.residual_nnz, 1);
+  EXPECT_EQ(automatic.windows, 2);
 }
 
 TEST(RsTileBuilder, RejectsMalformedCsr) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "RshSparse_spmm.hpp"
+#include "impl/RshSparse_inspector.hpp"
 #include "Test_RshSparse_common.hpp"
 
 namespace rsh {
@@ -393,11 +394,73 @@ TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
   if (decreasing.row_map[3] != decreasing.row_map[4]) bad(decreasing, "decreasing offsets");
 }
 
-REGISTER_TYPED_TEST_SUITE_P(SpmmTest, RandomMatricesAllPartitionsAndWidths, AlphaBetaSemantics, EdgeCaseShapes,
-                            SplitWorkItemsAndExactMultiples, ReorderedRowsGiveTheSameResult,
-                            UnsortedAndDuplicateColumnsAreSummed, RowLengthsAcrossWorkItemCuts, Tf32OptIn,
-                            HandleReuseValueUpdateAndPatternCheck, ValueRefreshOnEveryPartition,
-                            HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
+/// Every array of a pattern built on the execution space equals the host inspector's (the same phases on
+/// the default host space), element by element: the scans of the walk, tiles and schedule are ordered.
+template <class Pattern>
+void expect_same_pattern(const impl::HostPattern& want, const Pattern& got_on_space) {
+  const impl::HostPattern got = impl::mirror_pattern<Kokkos::HostSpace>(got_on_space);
+  auto same = [](const auto& a, const auto& b, const char* name) {
+    ASSERT_EQ(a.extent(0), b.extent(0)) << name;
+    for (size_t i = 0; i < a.extent(0); ++i) ASSERT_EQ(a(i), b(i)) << name << " at " << i;
+  };
+  EXPECT_EQ(got.tc_num_unsplit, want.tc_num_unsplit);
+  EXPECT_EQ(got.res_num_local, want.res_num_local);
+  EXPECT_EQ(got.dense_blocks, want.dense_blocks);
+  same(got.window_rows, want.window_rows, "window_rows");
+  same(got.window_tile_offset, want.window_tile_offset, "window_tile_offset");
+  same(got.tile_cols, want.tile_cols, "tile_cols");
+  same(got.tile_bitmap, want.tile_bitmap, "tile_bitmap");
+  same(got.tile_val_offset, want.tile_val_offset, "tile_val_offset");
+  same(got.res_rows, want.res_rows, "res_rows");
+  same(got.res_ptr, want.res_ptr, "res_ptr");
+  same(got.res_cols, want.res_cols, "res_cols");
+  same(got.value_dest, want.value_dest, "value_dest");
+  same(got.tc_item_window, want.tc_item_window, "tc_item_window");
+  same(got.tc_item_tile_begin, want.tc_item_tile_begin, "tc_item_tile_begin");
+  same(got.tc_item_tile_end, want.tc_item_tile_end, "tc_item_tile_end");
+  same(got.res_item_row, want.res_item_row, "res_item_row");
+  same(got.res_item_begin, want.res_item_begin, "res_item_begin");
+  same(got.res_item_end, want.res_item_end, "res_item_end");
+  same(got.res_item_pieces, want.res_item_pieces, "res_item_pieces");
+  same(got.scale_rows, want.scale_rows, "scale_rows");
+}
+
+TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
+  using ExecSpace = typename TestFixture::ExecSpace;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<impl::HostCrs> matrices = {random_crs(3000, 2000, 24, seed), random_crs(1500, 1500, 6, seed + 1, true),
+                                         random_crs(7, 9, 3, seed + 2)};
+  impl::HostCrs unsorted;
+  unsorted.num_rows = 3, unsorted.num_cols = 5;
+  unsorted.row_map = {0, 4, 4, 6};
+  unsorted.entries = {4, 1, 4, 0, 2, 2};
+  unsorted.values = {1.0, 2.0, 3.0, 4.0, 5.0, -6.0};
+  matrices.push_back(unsorted);
+  for (const impl::HostCrs& A_host : matrices)
+    for (Partition p : kAllPartitions)
+      for (Reorder r : {Reorder::kNone, Reorder::kLocality}) {
+        Options o = options(p, 3, 8);
+        o.reorder = r;
+        SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r) + " " + std::to_string(A_host.num_rows));
+        const auto A = TestFixture::to_kk(A_host);
+        const auto got = impl::inspect_on(ExecSpace(), A.numRows(), A.numCols(), A.graph.row_map, A.graph.entries,
+                                          A.nnz(), o, "test", sizeof(typename TestFixture::Scalar));
+        const impl::Inspection want = impl::inspect(A_host, o, "test", sizeof(typename TestFixture::Scalar));
+        EXPECT_EQ(got.partition, want.partition);
+        EXPECT_EQ(got.signature, want.signature);
+        EXPECT_EQ(got.stats.max_row_nnz, want.stats.max_row_nnz);
+        EXPECT_EQ(got.stats.row_length_histogram, want.stats.row_length_histogram);
+        EXPECT_DOUBLE_EQ(got.stats.mean_window_distinct_cols, want.stats.mean_window_distinct_cols);
+        expect_same_pattern(want.pattern, got.pattern);
+      }
+}
+
+REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, RandomMatricesAllPartitionsAndWidths,
+                            AlphaBetaSemantics, EdgeCaseShapes, SplitWorkItemsAndExactMultiples,
+                            ReorderedRowsGiveTheSameResult, UnsortedAndDuplicateColumnsAreSummed,
+                            RowLengthsAcrossWorkItemCuts, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
+                            ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
 
 /// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
 template <class E>

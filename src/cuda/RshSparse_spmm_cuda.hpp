@@ -43,10 +43,9 @@ enum class FloatMath {
 /// Residual items one CUDA-core CTA always runs together (HostFormat::res_item_pieces).
 constexpr int kResidualPieceAlign = 8;
 
-/// A built RS-Tile + residual + schedule as HOST arrays (see
-/// rsh::impl::RsTilePattern for the meaning of each). Counts are given
-/// explicitly; every pointer is a host buffer of the stated length.
-struct HostFormat {
+/// The arrays of a built RS-Tile + residual + schedule (see rsh::impl::RsTilePattern for the meaning of
+/// each), counts given explicitly, every pointer a buffer of the stated length.
+struct FormatArrays {
   int num_rows = 0, num_cols = 0;
   int num_windows = 0;
   const int* window_rows = nullptr;  ///< 8 * num_windows
@@ -71,10 +70,18 @@ struct HostFormat {
   const int* res_item_pieces = nullptr;  ///< pieces the item sums (its own and the next), 0: summed elsewhere
   int num_scale_rows = 0;
   const int* scale_rows = nullptr;  ///< num_scale_rows
-  const double* values = nullptr;   ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
   /// Multiply as dense 16 x 16 blocks made from the residual (Partition::kDenseBlocks; no tiles).
   bool dense_blocks = false;
 };
+
+/// The format as HOST arrays (rsh::impl::inspect), with its values: a plan copies them to the device.
+struct HostFormat : FormatArrays {
+  const double* values = nullptr;  ///< tile values (tile_val_offset[num_tiles]) then res_nnz values
+};
+
+/// The format as DEVICE arrays (e.g. a Kokkos handle's views, built by rsh::impl::inspect_on on the GPU):
+/// a plan reads them in place, so they must outlive it, and keeps only what it derives from them.
+struct DeviceFormat : FormatArrays {};
 
 /// Column blocks of 16 a dense-block round stages by default (as much A and B as fits twice per SM):
 /// 16 FP16, 8 TF32. KernelConfig::dense_round_steps may ask for twice that.
@@ -130,6 +137,9 @@ template <class T>
 class SpmmPlan {
  public:
   SpmmPlan(const HostFormat& format, cudaStream_t stream, FloatMath math = FloatMath::kFp32);
+  /// A plan over a format on the device and its value slots `values` (device, tile then residual slots,
+  /// in T), built on `stream` without a host copy.
+  SpmmPlan(const DeviceFormat& format, const T* values, cudaStream_t stream, FloatMath math = FloatMath::kFp32);
   ~SpmmPlan();
   SpmmPlan(const SpmmPlan&) = delete;
   SpmmPlan& operator=(const SpmmPlan&) = delete;

@@ -1,6 +1,6 @@
 #pragma once
-// Bridge from the inspector's host pattern (Kokkos host views) to the raw
-// CUDA API's HostFormat (plain host pointers into the same storage).
+// Bridge from an inspector's pattern (Kokkos views of any memory space) to the
+// raw CUDA API's format arrays (plain pointers into the same storage).
 #include <vector>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -9,9 +9,11 @@
 namespace rsh {
 namespace impl {
 
-/// HostFormat viewing `p` and the value slots `values` (both must outlive it).
-inline cuda::HostFormat host_format(const HostPattern& p, const std::vector<double>& values) {
-  cuda::HostFormat f;
+/// Format arrays viewing `p` (which must outlive them): HostFormat for a host pattern, DeviceFormat for one
+/// in device memory.
+template <class Format, class MemorySpace>
+Format format_arrays(const RsTilePattern<MemorySpace>& p) {
+  Format f;
   f.num_rows = p.num_rows, f.num_cols = p.num_cols;
   f.num_windows = p.num_windows(), f.window_rows = p.window_rows.data();
   f.num_tiles = p.num_tiles(), f.tile_cols = p.tile_cols.data(), f.tile_bitmap = p.tile_bitmap.data();
@@ -26,8 +28,14 @@ inline cuda::HostFormat host_format(const HostPattern& p, const std::vector<doub
   f.res_item_row = p.res_item_row.data(), f.res_item_begin = p.res_item_begin.data();
   f.res_item_end = p.res_item_end.data(), f.res_item_pieces = p.res_item_pieces.data();
   f.num_scale_rows = static_cast<int>(p.scale_rows.extent(0)), f.scale_rows = p.scale_rows.data();
-  f.values = values.data();
   f.dense_blocks = p.dense_blocks;
+  return f;
+}
+
+/// HostFormat viewing `p` and the value slots `values` (both must outlive it).
+inline cuda::HostFormat host_format(const HostPattern& p, const std::vector<double>& values) {
+  cuda::HostFormat f = format_arrays<cuda::HostFormat>(p);
+  f.values = values.data();
   return f;
 }
 

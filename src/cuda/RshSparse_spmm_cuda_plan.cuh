@@ -13,6 +13,7 @@
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_block_launch.cuh"
+#include "cuda/RshSparse_spmm_format_kernel.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
 #include "cuda/RshSparse_spmm_transpose_kernel.cuh"
 #include "cuda/RshSparse_spmm_values_kernel.cuh"
@@ -113,16 +114,20 @@ struct PlanData : PlanView<T> {
   } store;
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
 
-  /// Points the view at the storage (after every assignment to it).
-  void bind() {
+  /// Points the view's format arrays at the storage (a plan over a HostFormat, after its upload).
+  void bind_format_to_store() {
     this->window_rows = store.window_rows.get(), this->tile_cols = store.tile_cols.get();
     this->tile_val_offset = store.tile_val_offset.get(), this->tile_bitmap = store.tile_bitmap.get();
     this->tc_item_window = store.tc_item_window.get(), this->tc_item_tile_begin = store.tc_item_tile_begin.get();
     this->tc_item_tile_end = store.tc_item_tile_end.get();
-    this->tile_values = store.values.get();
     this->res_cols = store.res_cols.get();
+    this->scale_rows = store.scale_rows.get();
+  }
+  /// Points the view at the storage of what every plan keeps: residual items and values.
+  void bind_values() {
+    this->res_items = store.res_items.get();
+    this->tile_values = store.values.get();
     this->res_values = store.values.get() ? store.values.get() + tile_nnz : nullptr;
-    this->res_items = store.res_items.get(), this->scale_rows = store.scale_rows.get();
     this->dense_values = store.dense_values.get();
   }
 };
@@ -177,21 +182,41 @@ std::vector<T> to_elements(const double* values, size_t count, size_t tf32_count
   return out;
 }
 
-}  // namespace detail
-
+/// Counts of a format (both constructors).
 template <class T>
-SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) : d_(new detail::PlanData<T>) {
+void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
   if (f.num_rows < 0 || f.num_cols < 0 || f.num_tiles < 0 || f.res_nnz < 0)
-    throw std::invalid_argument("rsh::cuda::SpmmPlan: negative sizes in HostFormat");
-  detail::PlanData<T>& d = *d_;
+    throw std::invalid_argument("rsh::cuda::SpmmPlan: negative sizes in the format");
   d.math = std::is_same<T, float>::value ? math : FloatMath::kFp32;
   d.num_rows = f.num_rows, d.num_cols = f.num_cols;
   d.tc_num_items = f.tc_num_items, d.tc_num_unsplit = f.tc_num_unsplit;
   d.res_num_items = f.res_num_items, d.res_num_local = f.res_num_local;
   d.num_scale_rows = f.num_scale_rows;
   d.num_tiles = f.num_tiles;
-  d.tile_nnz = f.num_tiles ? f.tile_val_offset[f.num_tiles] : 0;
   d.res_nnz = f.res_nnz;
+  d.dense = f.dense_blocks;
+  if (f.dense_blocks) {
+    if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
+    for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
+    query_block_waves<T, Tf32Split::kNone>(d.dense_wave_clusters);
+    d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
+  }
+  d.residual_wave_ctas = residual_wave_ctas<T>();
+}
+
+/// Without atomic items the rows nothing stores (empty rows outside windows) become residual items
+/// without nonzeros, which store beta * C like any other: no CTAs or launch of their own. Else an
+/// earlier launch scales them together with the rows of atomic items.
+inline bool scale_rows_as_items(const FormatArrays& f) {
+  return f.tc_num_unsplit == f.tc_num_items && f.res_num_local == f.res_num_items;
+}
+}  // namespace detail
+
+template <class T>
+SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) : d_(new detail::PlanData<T>) {
+  detail::PlanData<T>& d = *d_;
+  detail::take_counts(d, f, math);
+  d.tile_nnz = f.num_tiles ? f.tile_val_offset[f.num_tiles] : 0;
   d.store.window_rows.assign(f.window_rows, 8 * size_t(f.num_windows), stream);
   d.store.tile_cols.assign(f.tile_cols, 8 * size_t(f.num_tiles), stream);
   d.store.tile_bitmap.assign(f.tile_bitmap, f.num_tiles, stream);
@@ -206,12 +231,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
       throw std::invalid_argument("rsh::cuda::SpmmPlan: residual item row out of range");
     items[i] = {f.res_item_begin[i], f.res_item_end[i], f.res_rows[r], f.res_item_pieces[i]};
   }
-  // Without atomic items the rows nothing stores (empty rows outside windows)
-  // become residual items without nonzeros, which store beta * C like any
-  // other: no CTAs or launch of their own. Else an earlier launch scales them
-  // together with the rows of atomic items.
-  const bool split = f.tc_num_unsplit < f.tc_num_items || f.res_num_local < f.res_num_items;
-  if (!split) {
+  if (detail::scale_rows_as_items(f)) {
     for (int i = 0; i < f.num_scale_rows; ++i) items.push_back({0, 0, f.scale_rows[i], 1});
     d.res_num_items = d.res_num_local = static_cast<int>(items.size());
     d.num_scale_rows = 0;
@@ -221,11 +241,6 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
     d.store.res_items.assign(items.data(), items.size(), stream);
     d.store.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
   } else {  // the residual only names the values' places in the dense blocks
-    if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
-    detail::for_each_split<T>([&](auto s) { detail::allow_block_kernel_smem<T, decltype(s)::value>(); });
-    detail::query_block_waves<T, detail::Tf32Split::kNone>(d.dense_wave_clusters);
-    d.dense = true;
-    d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
     d.dense_slot.assign(f.res_nnz, 0);
     for (int i = 0; i < f.res_num_items; ++i)
       for (int k = f.res_item_begin[i]; k < f.res_item_end[i]; ++k) {
@@ -235,8 +250,42 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
       }
     d.store.dense_slot.assign(d.dense_slot.data(), d.dense_slot.size(), stream);
   }
-  d.residual_wave_ctas = detail::residual_wave_ctas<T>();
+  d.bind_format_to_store();
   update_values(f.values, stream);
+}
+
+template <class T>
+SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t stream, FloatMath math)
+    : d_(new detail::PlanData<T>) {
+  detail::PlanData<T>& d = *d_;
+  detail::take_counts(d, f, math);
+  if (f.num_tiles)
+    RSH_CUDA_CHECK(
+        cudaMemcpyAsync(&d.tile_nnz, f.tile_val_offset + f.num_tiles, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  d.window_rows = f.window_rows, d.tile_cols = f.tile_cols, d.tile_bitmap = f.tile_bitmap;
+  d.tile_val_offset = f.tile_val_offset;
+  d.tc_item_window = f.tc_item_window, d.tc_item_tile_begin = f.tc_item_tile_begin;
+  d.tc_item_tile_end = f.tc_item_tile_end;
+  d.res_cols = f.res_cols;
+  const int extra = detail::scale_rows_as_items(f) ? f.num_scale_rows : 0;
+  if (extra) d.res_num_items = d.res_num_local = f.res_num_items + extra, d.num_scale_rows = 0;
+  d.scale_rows = f.scale_rows;
+  d.store.res_items = DeviceArray<detail::ResidualItem>(size_t(d.res_num_items));
+  detail::residual_items_kernel<<<detail::stride_blocks(d.res_num_items), 256, 0, stream>>>(
+      f.res_item_row, f.res_item_begin, f.res_item_end, f.res_item_pieces, f.res_rows, f.res_num_items, f.scale_rows,
+      extra, d.store.res_items.get());
+  detail::check_launch("residual_items_kernel");
+  if (f.dense_blocks) {
+    d.store.dense_slot = DeviceArray<int64_t>(size_t(f.res_nnz));
+    detail::dense_slot_kernel<<<detail::stride_blocks(d.res_num_items), 256, 0, stream>>>(
+        d.store.res_items.get(), d.res_num_items, f.res_cols, d.dense_layout, int(sizeof(T)), d.store.dense_slot.get());
+    detail::check_launch("dense_slot_kernel");
+    d.store.dense_values = DeviceArray<T>(size_t(d.dense_layout.num_slots()));
+  }
+  RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // tile_nnz
+  if (!f.dense_blocks) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz);
+  d.bind_values();
+  update_values_device(values, stream);
 }
 
 template <class T>
@@ -248,6 +297,8 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
   const bool tf32 = d.math == FloatMath::kTf32;
   // Dense blocks: every value meets the Tensor Cores; else the tile values do and the residual stays FP32.
   std::vector<double> sums;
+  if (d.dense && d.dense_slot.size() != size_t(d.res_nnz))
+    throw std::logic_error("rsh::cuda::SpmmPlan::update_values: a plan over a DeviceFormat takes update_values_device");
   if (d.dense) {
     sums.assign(d.dense_layout.num_slots(), 0.0);
     for (size_t k = 0; k < d.dense_slot.size(); ++k) sums[d.dense_slot[k]] += values[d.tile_nnz + k];
@@ -258,7 +309,7 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
   if constexpr (std::is_same<T, float>::value)
     d.split = tf32 ? detail::Tf32Split::kNone : detail::fp32_split(converted.data(), tc_count);
   (d.dense ? d.store.dense_values : d.store.values).assign(converted.data(), count, stream);
-  d.bind();
+  d.bind_values();
 }
 
 template <class T>

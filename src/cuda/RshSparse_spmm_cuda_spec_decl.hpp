@@ -71,9 +71,11 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       auto& slot = h.backend_state();
       if (!slot) {
         auto state = std::make_shared<CudaBackendState<Element>>();
+        // The plan reads the handle's format in place; it derives its residual items and value copies.
         state->plan = std::make_shared<cuda::SpmmPlan<Element>>(
-            host_format(h.host_pattern(), h.analyzed_values()), exec.cuda_stream(),
-            h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
+            format_arrays<cuda::DeviceFormat>(h.pattern()), reinterpret_cast<const Element*>(h.values().data()),
+            exec.cuda_stream(), h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
+        state->values_version = h.values_version();
         h.set_backend_description(state->plan->describe());
         slot = std::move(state);
       }

@@ -10,6 +10,12 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(__CUDACC__)
+#define RSH_HOST_DEVICE __host__ __device__
+#else
+#define RSH_HOST_DEVICE
+#endif
+
 namespace rsh {
 namespace impl {
 
@@ -44,7 +50,7 @@ struct DenseBlockLayout {
   /// Where A(r, c) sits: the fragment order is that of mma.m16n8k16 for
   /// 2-byte values (8 halves a lane) and of two mma.m16n8k8 (TF32) for 4-byte
   /// values (4 floats a lane per k half, the halves 32 lanes apart).
-  int64_t slot(int r, int c, int value_bytes) const {
+  RSH_HOST_DEVICE int64_t slot(int r, int c, int value_bytes) const {
     const int64_t block = (int64_t(r / kDenseGroupRows) * col_blocks + c / kDenseBlockDim) * kDenseBlockPanels +
                           (r % kDenseGroupRows) / kDenseBlockDim;
     const int br = r % kDenseBlockDim, bc = c % kDenseBlockDim, g = br % 8, hi_r = br / 8;

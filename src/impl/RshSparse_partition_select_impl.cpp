@@ -1,9 +1,7 @@
 #include "impl/RshSparse_partition_select_impl.hpp"
 
-#include <algorithm>
-
-#include "impl/RshSparse_dense_blocks.hpp"
-#include "impl/RshSparse_window_columns.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
+#include "impl/inspector/RshSparse_partition_cost_on.hpp"
 
 namespace rsh {
 namespace impl {
@@ -36,36 +34,16 @@ double PartitionCost::cuda_core_us(Arithmetic arith) const {
 }
 
 CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len) {
-  CudaCoreCost c;
-  c.piece_nnz = piece_nnz;
-  c.nnz = A.nnz();
-  for (int64_t r = 0; r < A.num_rows; ++r) {
-    const int64_t len = A.row_map[r + 1] - A.row_map[r];
-    const ResidualCut cut = residual_cut(len, piece_nnz, max_len);
-    if (cut.pieces == 0) continue;  // empty row
-    c.items += cut.pieces;
-    c.longest = std::max(c.longest, (len + cut.pieces - 1) / cut.pieces);
-    c.split = c.split || cut.atomic;
-  }
-  return c;
+  return cuda_core_cost_on(Kokkos::DefaultHostExecutionSpace(), host_array(A.row_map), A.num_rows, piece_nnz, max_len);
 }
 
 CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, Arithmetic arith) {
-  const int max_len = options.max_residual_nnz_per_item;
-  if (options.residual_piece_nnz != 0) return cuda_core_cost(A, options.residual_piece_nnz, max_len);
-  CudaCoreCost best = cuda_core_cost(A, max_len, max_len);
-  for (int piece : {4, 8, 2 * max_len})
-    if (piece != max_len) {
-      const CudaCoreCost c = cuda_core_cost(A, piece, max_len);
-      if (c.us(arith) < best.us(arith)) best = c;
-    }
-  return best;
+  return best_cuda_core_cost_on(Kokkos::DefaultHostExecutionSpace(), host_array(A.row_map), A.num_rows, options, arith);
 }
 
 int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, Arithmetic arith) {
-  if (options.residual_piece_nnz != 0) return options.residual_piece_nnz;
-  if (partition != Partition::kCudaCoreOnly) return options.max_residual_nnz_per_item;
-  return best_cuda_core_cost(A, options, arith).piece_nnz;
+  return residual_piece_nnz_on(Kokkos::DefaultHostExecutionSpace(), host_array(A.row_map), A.num_rows, options,
+                               partition, arith);
 }
 
 double PartitionCost::dense_blocks_us(Arithmetic arith) const {
@@ -97,19 +75,8 @@ Partition PartitionCost::choose(Arithmetic arith) const {
 }
 
 PartitionCost partition_cost(const HostCrs& A, const HostPattern& p, const Options& options, Arithmetic arith) {
-  PartitionCost c;
-  for (int first = 0; first < p.tc_num_items(); first += kWindowsPerCta) {
-    int longest = 0;
-    for (int i = first; i < std::min(p.tc_num_items(), first + kWindowsPerCta); ++i)
-      longest = std::max(longest, p.tc_item_tile_end(i) - p.tc_item_tile_begin(i));
-    c.cta_max_tiles += longest;
-  }
-  c.windows = p.num_windows();
-  c.nnz = A.nnz();
-  c.dense_slots = DenseBlockLayout::slots(A.num_rows, A.num_cols);
-  c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
-  c.cuda = best_cuda_core_cost(A, options, arith);
-  return c;
+  return partition_cost_on(Kokkos::DefaultHostExecutionSpace(), A.num_rows, A.num_cols, host_array(A.row_map), p,
+                           options, arith);
 }
 
 }  // namespace impl

@@ -1,21 +1,33 @@
 #include "impl/RshSparse_reorder_select_impl.hpp"
 
-#include "impl/RshSparse_partition_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/RshSparse_window_columns.hpp"
+#include "impl/inspector/RshSparse_partition_on.hpp"
 
 namespace rsh {
 namespace impl {
 
 OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector<int>& order) {
-  const RowPartition part = partition_rows(A, options, order);
+  using HostExec = Kokkos::DefaultHostExecutionSpace;
+  const HostExec exec;
+  const SortedCrs<Kokkos::HostSpace> S = sorted_view_of(A);
+  const RowRoles<Kokkos::HostSpace> roles = partition_on(exec, S, host_array(order), options);
+  const auto row_map = S.row_map;
+  const auto entries = S.entries;
+  const auto window_rows = roles.window_rows;
+  const auto res_rows = roles.res_rows;
   OrderCost c;
-  c.windows = part.num_windows();
-  WindowColumnCounter columns(A.num_cols);
-  for (int w = 0; w < part.num_windows(); ++w)
-    c.tiles += (columns.count(A, part.window_rows.data() + kWindowRows * w) + kTileCols - 1) / kTileCols;
-  c.residual_rows = static_cast<int64_t>(part.residual_rows.size());
-  for (int r : part.residual_rows) c.residual_nnz += A.row_map[r + 1] - A.row_map[r];
+  c.windows = roles.num_windows();
+  c.tiles = tally(exec, "rsh::order_cost::tiles", c.windows, [=](const int64_t w, Tally& t) {
+              t.sum[0] += (merge_window_columns(row_map, entries, &window_rows(8 * w), [](int, int, int64_t, bool) {}) +
+                           kTileCols - 1) /
+                          kTileCols;
+            }).sum[0];
+  c.residual_rows = static_cast<int64_t>(res_rows.extent(0));
+  c.residual_nnz = tally(exec, "rsh::order_cost::residual", c.residual_rows, [=](const int64_t j, Tally& t) {
+                     t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j));
+                   }).sum[0];
   return c;
 }
 

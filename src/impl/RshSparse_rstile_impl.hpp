@@ -1,16 +1,16 @@
 #pragma once
 // RS-Tile + CSR residual + schedule (DESIGN section 3), held in Kokkos views
-// of one memory space. The pattern is built once per sparsity pattern on the
-// host; values live beside it (RsTileMatrix) and are refreshed through
+// of one memory space. The pattern is built once per sparsity pattern where
+// A lives (impl/inspector); values live beside it and are refreshed through
 // value_dest without rebuilding.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_HostCrs.hpp"
-#include "impl/RshSparse_partition_impl.hpp"
 #include "impl/RshSparse_window_columns.hpp"
 
 namespace rsh {
@@ -66,28 +66,32 @@ struct RsTilePattern {
 
 using HostPattern = RsTilePattern<Kokkos::HostSpace>;
 
-/// Builds RS-Tile + residual for A (columns sorted within rows, see
-/// sort_rows) from a row partition; `source[k]` is the user position of
-/// sorted position k. Throws std::invalid_argument if a count overflows int.
-HostPattern build_rstile(const HostCrs& A, const RowPartition& partition, const std::vector<int64_t>& source);
-
-/// How build_schedule cuts a residual row of `len` nonzeros: into `pieces`
+/// How the schedule cuts a residual row of `len` nonzeros: into `pieces`
 /// items (1: whole), which add into C with atomics or are summed in one CTA.
 /// Rows of up to kResidualPieceAlign x max_len nonzeros: pieces of piece_nnz,
 /// at most kResidualPieceAlign of them (longer pieces then), summed in one
-/// CTA; longer rows: atomic pieces of max_len.
+/// CTA; longer rows: atomic pieces of max_len (fewer, longer pieces that stay
+/// in one CTA ran slower on the H100 than atomic pieces).
 struct ResidualCut {
   int pieces;
   bool atomic;
 };
-ResidualCut residual_cut(int64_t len, int piece_nnz, int max_len);
+KOKKOS_INLINE_FUNCTION ResidualCut residual_cut(int64_t len, int piece_nnz, int max_len) {
+  if (len <= int64_t(kResidualPieceAlign) * max_len) {  // summed in one CTA
+    const int64_t pieces = (len + piece_nnz - 1) / piece_nnz;
+    return {static_cast<int>(pieces < kResidualPieceAlign ? pieces : kResidualPieceAlign), false};
+  }
+  return {static_cast<int>((len + max_len - 1) / max_len), true};
+}
 
 /// Throws std::invalid_argument unless Options' work-item bounds are valid.
-void check_item_bounds(const Options& options);
-
-/// Adds the work items and scale rows of `options` to a built pattern, with
-/// residual pieces of `piece_nnz` (see residual_cut).
-void build_schedule(HostPattern& pattern, const Options& options, int piece_nnz);
+inline void check_item_bounds(const Options& options) {
+  const int max_len = options.max_residual_nnz_per_item, piece = options.residual_piece_nnz;
+  if (options.max_tiles_per_item < 1 || max_len < 1 || piece < 0)
+    throw std::invalid_argument("rsh::Options: max_tiles_per_item = " + std::to_string(options.max_tiles_per_item) +
+                                " and max_residual_nnz_per_item = " + std::to_string(max_len) +
+                                " must be >= 1, residual_piece_nnz = " + std::to_string(piece) + " >= 0");
+}
 
 /// Copies every view of a pattern into another memory space.
 template <class MemorySpace, class Src>

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "impl/RshSparse_HostCrs.hpp"
-
 namespace rsh {
 namespace impl {
 
@@ -23,7 +21,6 @@ struct MatrixStats {
   double mean_nnz_per_tile = 0.0;
 };
 
-MatrixStats compute_stats(const HostCrs& A);
 std::string to_string(const MatrixStats& s);
 
 }  // namespace impl

@@ -1,0 +1,150 @@
+#pragma once
+// The inspector pipeline on an execution space, where A's views live:
+// check + sort -> statistics -> (reordering) -> partition -> RS-Tile +
+// residual -> schedule, with the time of each phase. Only the reorderings
+// still run on the host, from a host copy of A's pattern.
+#include <iostream>
+#include <string>
+
+#include "impl/RshSparse_reorder_impl.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
+#include "impl/inspector/RshSparse_partition_cost_on.hpp"
+#include "impl/inspector/RshSparse_rstile_on.hpp"
+#include "impl/inspector/RshSparse_schedule_on.hpp"
+#include "impl/inspector/RshSparse_stats_on.hpp"
+
+namespace rsh {
+namespace impl {
+
+struct PhaseTimes {
+  double convert = 0, stats = 0, reorder = 0, partition = 0, build = 0, schedule = 0, upload = 0;
+  std::string to_string() const;
+};
+
+template <class MemorySpace>
+struct InspectionOf {
+  RsTilePattern<MemorySpace> pattern;
+  MatrixStats stats;
+  PhaseTimes times;
+  uint64_t signature = 0;                           ///< hash of the user's row_map and entries
+  Reorder reorder = Reorder::kNone;                 ///< the row order applied (kAuto's choice when asked for kAuto)
+  Partition partition = Partition::kRowStructured;  ///< the partition applied (kAuto's choice when asked for kAuto)
+};
+
+KOKKOS_INLINE_FUNCTION uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// Hash of a CSR pattern in the user's order (dimensions, row_map, entries), on `exec`: a sum of one
+/// mixed word per (position, value), so any change of one entry changes it.
+template <class ExecSpace, class RowMap, class Entries>
+uint64_t pattern_signature_on(const ExecSpace& exec, int64_t num_rows, int64_t num_cols, const RowMap& row_map,
+                              const Entries& entries) {
+  uint64_t rows = 0, cols = 0;
+  Kokkos::parallel_reduce(
+      "rsh::inspect::signature_rows", Range64<ExecSpace>(exec, 0, static_cast<int64_t>(row_map.extent(0))),
+      KOKKOS_LAMBDA(const int64_t r, uint64_t& h) { h += mix64(uint64_t(r) << 32 ^ uint64_t(row_map(r))); }, rows);
+  Kokkos::parallel_reduce(
+      "rsh::inspect::signature_entries", Range64<ExecSpace>(exec, 0, static_cast<int64_t>(entries.extent(0))),
+      KOKKOS_LAMBDA(const int64_t k, uint64_t& h) {
+        h += mix64(~(uint64_t(k) << 32) ^ uint64_t(static_cast<uint32_t>(entries(k))));
+      },
+      cols);
+  return mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(rows) + cols;
+}
+
+/// A's pattern on the host (for the reorderings).
+template <class MemorySpace>
+HostCrs host_pattern_of(const SortedCrs<MemorySpace>& A) {
+  HostCrs h;
+  h.num_rows = A.num_rows, h.num_cols = A.num_cols;
+  const auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_map);
+  const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.entries);
+  h.row_map.assign(row_map.data(), row_map.data() + row_map.extent(0));
+  h.entries.assign(entries.data(), entries.data() + entries.extent(0));
+  h.values.assign(h.entries.size(), 1.0);
+  return h;
+}
+
+/// Validates A (throws std::invalid_argument naming `who`), sorts its rows and runs the pipeline on
+/// `exec`; the format lands in exec's memory space. `value_bytes` with Options::allow_tf32
+/// (arithmetic_of) selects the cost model of Partition::kAuto.
+template <class ExecSpace, class RowMap, class Entries>
+InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec, int64_t num_rows, int64_t num_cols,
+                                                          const RowMap& row_map, const Entries& entries,
+                                                          int64_t num_values, const Options& options, const char* who,
+                                                          int value_bytes) {
+  using Mem = typename ExecSpace::memory_space;
+  InspectionOf<Mem> out;
+  Kokkos::Timer timer;
+  // Ends a phase: adds its time (phases may run twice), reports it when asked, restarts the clock.
+  auto phase = [&](const char* name, double& seconds) {
+    exec.fence();
+    seconds += timer.seconds();
+    if (options.report_progress)
+      std::clog << "rsh: inspect " << num_rows << " x " << num_cols << " (" << entries.extent(0) << " nnz) on "
+                << ExecSpace::name() << ": " << name << " done in " << 1e3 * seconds << " ms" << std::endl;
+    timer.reset();
+  };
+  check_item_bounds(options);
+  const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
+  out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
+  phase("validate + sort", out.times.convert);
+  out.stats = stats_on(exec, A);
+  phase("statistics", out.times.stats);
+
+  View1<const int, Mem> order;
+  if (options.reorder != Reorder::kNone) {
+    const HostCrs host = host_pattern_of(A);
+    std::vector<int> host_order;
+    if (options.reorder == Reorder::kAuto) {
+      ReorderChoice choice = select_reorder(host, options);
+      out.reorder = choice.policy;
+      host_order = std::move(choice.order);
+    } else {
+      host_order = row_order(host, options);
+      out.reorder = host_order.empty() ? Reorder::kNone : options.reorder;  // Locality may keep the given order
+    }
+    View1<int, Mem> device_order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::order"), host_order.size());
+    Kokkos::deep_copy(device_order,
+                      Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          host_order.data(), host_order.size()));
+    order = device_order;
+  }
+  phase("reorder", out.times.reorder);
+
+  const Arithmetic arith = arithmetic_of(value_bytes, options);
+  auto build = [&](Partition partition, int piece_nnz) {
+    Options o = options;
+    o.partition = partition;
+    const RowRoles<Mem> roles = partition_on(exec, A, order, o);  // DenseBlocks: all rows residual
+    phase("partition", out.times.partition);
+    RsTilePattern<Mem> p = rstile_on(exec, A, roles);
+    phase("RS-Tile build", out.times.build);
+    schedule_on(exec, p, o, piece_nnz);
+    p.dense_blocks = partition == Partition::kDenseBlocks;
+    phase("schedule", out.times.schedule);
+    return p;
+  };
+  auto piece_for = [&](Partition partition) {
+    return residual_piece_nnz_on(exec, A.row_map, num_rows, options, partition, arith);
+  };
+  const bool choose = options.partition == Partition::kAuto;
+  out.partition = choose ? Partition::kRowStructured : options.partition;
+  // kAuto builds RowStructured first for the cost's Tensor-Core terms, unless its choice does without them.
+  if (!choose || choice_needs_row_structured(A.nnz, arith))
+    out.pattern = build(out.partition, piece_for(out.partition));
+  if (choose) {
+    const PartitionCost cost = partition_cost_on(exec, num_rows, num_cols, A.row_map, out.pattern, options, arith);
+    out.partition = cost.choose(arith);
+    // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
+    const int piece = out.partition == Partition::kCudaCoreOnly ? cost.cuda.piece_nnz : piece_for(out.partition);
+    if (out.partition != Partition::kRowStructured) out.pattern = build(out.partition, piece);
+  }
+  return out;
+}
+
+}  // namespace impl
+}  // namespace rsh

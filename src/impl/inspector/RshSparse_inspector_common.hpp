@@ -1,0 +1,121 @@
+#pragma once
+// What every phase of the inspector on an execution space shares: views of
+// its memory space, scans and reductions that hand their totals back to the
+// host, and the 8-way merge of a row window's sorted columns. Kokkos 3.4
+// through 4.x (KOKKOS_COMPAT.md): no execution-space overloads of sort, and
+// joins of custom reduction types take volatile arguments before 4.0.
+#include <Kokkos_Core.hpp>
+#include <climits>
+#include <cstdint>
+
+namespace rsh {
+namespace impl {
+
+#if KOKKOS_VERSION >= 40000
+#define RSH_JOIN_VOLATILE
+#else
+#define RSH_JOIN_VOLATILE volatile
+#endif
+
+template <class T, class MemorySpace>
+using View1 = Kokkos::View<T*, Kokkos::LayoutRight, MemorySpace>;
+
+template <class ExecSpace>
+using Range64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+
+KOKKOS_INLINE_FUNCTION int popcount64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popcll(x);
+#else
+  return __builtin_popcountll(x);
+#endif
+}
+
+/// Element i of a view, on the host (a fence on the view's space).
+template <class View>
+typename View::non_const_value_type read_back(const View& v, int64_t i) {
+  typename View::non_const_value_type x{};
+  Kokkos::deep_copy(x, Kokkos::subview(v, i));
+  return x;
+}
+
+/// offsets(i) = sum of count(j) over j < i for i in [0, n], on `exec`; returns offsets(n).
+/// `offsets` has n + 1 entries; count(i) is callable on the execution space.
+template <class ExecSpace, class Offsets, class Count>
+int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets,
+                       const Count& count) {
+  using Offset = typename Offsets::non_const_value_type;
+  Kokkos::parallel_scan(
+      label, Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t i, int64_t& sum, const bool final) {
+        const int64_t c = count(i);
+        if (final) {
+          offsets(i) = static_cast<Offset>(sum);
+          if (i == n - 1) offsets(n) = static_cast<Offset>(sum + c);
+        }
+        sum += c;
+      });
+  if (n == 0) Kokkos::deep_copy(Kokkos::subview(offsets, 0), Offset(0));
+  return static_cast<int64_t>(read_back(offsets, n));
+}
+
+/// Sums and maxima a reduction gathers at once (one pass where a statistic needs several).
+struct Tally {
+  int64_t sum[3];
+  int64_t max[2];
+};
+
+template <class F>
+struct TallyFunctor {
+  using value_type = Tally;
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& v) const { f(i, v); }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+    for (int j = 0; j < 3; ++j) v.sum[j] = 0;
+    for (int j = 0; j < 2; ++j) v.max[j] = INT64_MIN;
+  }
+  KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
+    for (int j = 0; j < 3; ++j) dst.sum[j] += src.sum[j];
+    for (int j = 0; j < 2; ++j) dst.max[j] = dst.max[j] < src.max[j] ? src.max[j] : dst.max[j];
+  }
+};
+
+/// parallel_reduce of f(i, Tally&) over [0, n) on `exec` (sums start at 0, maxima at INT64_MIN).
+template <class ExecSpace, class F>
+Tally tally(const ExecSpace& exec, const char* label, int64_t n, const F& f) {
+  Tally out;
+  Kokkos::parallel_reduce(label, Range64<ExecSpace>(exec, 0, n), TallyFunctor<F>{f}, out);
+  return out;
+}
+
+/// Visits the distinct columns of up to 8 rows (columns sorted within each row; rows[i] < 0: none) in
+/// increasing order: f(local, i, k, first) for each stored position k of row i whose column is the
+/// local-th distinct one, `first` false for a row's repeats of a column (duplicates share a slot).
+/// Returns the number of distinct columns. One thread merges the 8 rows: linear in their nonzeros.
+template <class RowMap, class Entries, class F>
+KOKKOS_INLINE_FUNCTION int merge_window_columns(const RowMap& row_map, const Entries& entries, const int* rows,
+                                                const F& f) {
+  int64_t pos[8], end[8];
+  for (int i = 0; i < 8; ++i) {
+    pos[i] = rows[i] >= 0 ? static_cast<int64_t>(row_map(rows[i])) : 0;
+    end[i] = rows[i] >= 0 ? static_cast<int64_t>(row_map(rows[i] + 1)) : 0;
+  }
+  int local = 0;
+  while (true) {
+    int col = INT_MAX;
+    for (int i = 0; i < 8; ++i)
+      if (pos[i] < end[i] && entries(pos[i]) < col) col = entries(pos[i]);
+    if (col == INT_MAX) return local;
+    for (int i = 0; i < 8; ++i)
+      for (bool first = true; pos[i] < end[i] && entries(pos[i]) == col; ++pos[i], first = false)
+        f(local, i, pos[i], first);
+    ++local;
+  }
+}
+
+/// The rows of natural 8-row window w of an n-row matrix (-1 past the end).
+KOKKOS_INLINE_FUNCTION void natural_window(int64_t w, int64_t n, int* rows) {
+  for (int i = 0; i < 8; ++i) rows[i] = 8 * w + i < n ? static_cast<int>(8 * w + i) : -1;
+}
+
+}  // namespace impl
+}  // namespace rsh

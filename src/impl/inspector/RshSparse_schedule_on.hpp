@@ -1,0 +1,208 @@
+#pragma once
+// Work items of bounded size (DESIGN section 3, "Schedule") on the
+// inspector's execution space. Long windows are cut into near-equal pieces
+// that add with atomics, placed after the whole windows. A residual row of
+// up to kResidualPieceAlign pieces must have them inside one aligned group
+// of that many items (one CTA sums them): rows cut into c pieces are packed
+// 8 / c to a group, the groups of each c in turn, and whole rows fill the
+// groups' free slots before the rest follow (empty padding items only where
+// whole rows run out); pieces of longer rows, which add with atomics, come last.
+#include <string>
+
+#include "impl/RshSparse_rstile_impl.hpp"
+#include "impl/inspector/RshSparse_inspector_common.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// Piece i of n near-equal pieces of [begin, end).
+KOKKOS_INLINE_FUNCTION void piece_of(int begin, int end, int i, int n, int& b, int& e) {
+  const int64_t len = end - begin;
+  b = begin + static_cast<int>(len * i / n);
+  e = begin + static_cast<int>(len * (i + 1) / n);
+}
+
+/// Where the aligned groups of locally split residual rows go (host side: counts of each kind of row).
+struct ResidualLayout {
+  int64_t groups[kResidualPieceAlign + 1] = {};       ///< rows of c pieces, c in [2, 8]
+  int64_t base[kResidualPieceAlign + 1] = {};         ///< first item of the groups of c-piece rows
+  int64_t blocks[kResidualPieceAlign + 1] = {};       ///< aligned groups of c-piece rows
+  int64_t free_before[kResidualPieceAlign + 2] = {};  ///< free slots in the groups of fewer pieces
+  int64_t whole = 0, atomic_pieces = 0;
+  int64_t grouped_items = 0;  ///< items in the aligned groups
+  int64_t local_items() const {
+    const int64_t total_free = free_before[kResidualPieceAlign + 1];
+    return grouped_items + (whole > total_free ? whole - total_free : 0);
+  }
+  static constexpr int per_group(int c) { return kResidualPieceAlign / c; }
+
+  void plan() {
+    int64_t at = 0;
+    for (int c = 2; c <= kResidualPieceAlign; ++c) {
+      base[c] = at;
+      blocks[c] = (groups[c] + per_group(c) - 1) / per_group(c);
+      at += kResidualPieceAlign * blocks[c];
+      const int64_t free = kResidualPieceAlign * blocks[c] - c * groups[c];
+      free_before[c + 1] = free_before[c] + free;
+    }
+    grouped_items = at;
+  }
+
+  /// The item of whole row number i (in residual order).
+  KOKKOS_INLINE_FUNCTION int64_t whole_item(int64_t i) const {
+    if (i >= free_before[kResidualPieceAlign + 1]) return grouped_items + (i - free_before[kResidualPieceAlign + 1]);
+    int c = 2;
+    while (i >= free_before[c + 1]) ++c;
+    const int64_t d = i - free_before[c], last = blocks[c] - 1;
+    const int64_t full_free = kResidualPieceAlign - int64_t(c) * per_group(c);  // of every group but the last
+    const int64_t b = full_free > 0 && d / full_free < last ? d / full_free : last;
+    const int64_t in_b = b < last ? per_group(c) : groups[c] - last * per_group(c);
+    return base[c] + kResidualPieceAlign * b + c * in_b + (d - b * full_free);
+  }
+  /// The first item of the g-th row of c pieces.
+  KOKKOS_INLINE_FUNCTION int64_t group_item(int c, int64_t g) const {
+    return base[c] + kResidualPieceAlign * (g / per_group(c)) + c * (g % per_group(c));
+  }
+};
+
+/// Counts of each kind of residual row, and every row's rank among its kind (parallel_scan functor).
+template <class MemorySpace>
+struct ResidualRanks {
+  struct value_type {
+    int64_t
+        n[kResidualPieceAlign + 2];  ///< [1] whole rows, [c] rows of c pieces, [kResidualPieceAlign + 1] atomic pieces
+  };
+  View1<int, MemorySpace> res_ptr;
+  View1<int64_t, MemorySpace> rank, totals;
+  int piece_nnz, max_len;
+  int64_t rows;
+
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+    for (int c = 0; c < kResidualPieceAlign + 2; ++c) v.n[c] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
+    for (int c = 0; c < kResidualPieceAlign + 2; ++c) dst.n[c] += src.n[c];
+  }
+  KOKKOS_INLINE_FUNCTION int kind(const ResidualCut& cut) const {
+    return cut.atomic ? kResidualPieceAlign + 1 : cut.pieces;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t j, value_type& v, const bool final) const {
+    const ResidualCut cut = residual_cut(res_ptr(j + 1) - res_ptr(j), piece_nnz, max_len);
+    const int k = kind(cut);
+    if (final) rank(j) = v.n[k];
+    v.n[k] += cut.atomic ? cut.pieces : 1;
+    if (final && j == rows - 1)
+      for (int c = 0; c < kResidualPieceAlign + 2; ++c) totals(c) = v.n[c];
+  }
+};
+
+/// Adds the work items and scale rows of `options` to a pattern built on `exec`, with residual pieces
+/// of `piece_nnz` (see residual_cut).
+template <class ExecSpace>
+void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory_space>& p, const Options& options,
+                 int piece_nnz) {
+  using Mem = typename ExecSpace::memory_space;
+  using Pattern = RsTilePattern<Mem>;
+  using Ints = typename Pattern::template View1<int>;
+  check_item_bounds(options);
+  if (piece_nnz < 1)
+    throw std::invalid_argument("rsh::inspect: residual piece of " + std::to_string(piece_nnz) + " nonzeros");
+  const int max_tiles = options.max_tiles_per_item, max_len = options.max_residual_nnz_per_item;
+
+  // Tensor-Core items: whole windows first, then the pieces of longer ones.
+  const int W = p.num_windows();
+  const auto window_tile_offset = p.window_tile_offset;
+  auto window_pieces = KOKKOS_LAMBDA(const int64_t w) {
+    const int len = window_tile_offset(w + 1) - window_tile_offset(w);
+    return len <= max_tiles ? 0 : (len + max_tiles - 1) / max_tiles;
+  };
+  View1<int64_t, Mem> whole_at("rsh::schedule::whole_at", W + 1), piece_at("rsh::schedule::piece_at", W + 1);
+  const int64_t whole = exclusive_scan(
+      exec, "rsh::inspect::whole_windows", W, whole_at,
+      KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_pieces(w) == 0); });
+  const int64_t pieces = exclusive_scan(
+      exec, "rsh::inspect::window_pieces", W, piece_at,
+      KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_pieces(w)); });
+  p.tc_num_unsplit = static_cast<int>(whole);
+  p.tc_item_window = Ints("rsh::tc_item_window", whole + pieces);
+  p.tc_item_tile_begin = Ints("rsh::tc_item_tile_begin", whole + pieces);
+  p.tc_item_tile_end = Ints("rsh::tc_item_tile_end", whole + pieces);
+  const auto item_window = p.tc_item_window, item_begin = p.tc_item_tile_begin, item_end = p.tc_item_tile_end;
+  Kokkos::parallel_for(
+      "rsh::inspect::tc_items", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+        const int b = window_tile_offset(w), e = window_tile_offset(w + 1), n = window_pieces(w);
+        if (n == 0) {
+          const int64_t i = whole_at(w);
+          item_window(i) = static_cast<int>(w), item_begin(i) = b, item_end(i) = e;
+          return;
+        }
+        for (int j = 0; j < n; ++j) {
+          const int64_t i = whole + piece_at(w) + j;
+          item_window(i) = static_cast<int>(w);
+          piece_of(b, e, j, n, item_begin(i), item_end(i));
+        }
+      });
+
+  // Residual items (see the file comment).
+  const int R = p.num_residual_rows();
+  const auto res_ptr = p.res_ptr;
+  View1<int64_t, Mem> rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::schedule::rank"), R);
+  View1<int64_t, Mem> totals("rsh::schedule::totals", kResidualPieceAlign + 2);
+  Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
+                        ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, R});
+  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  ResidualLayout layout;
+  for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
+  layout.whole = t(1), layout.atomic_pieces = t(kResidualPieceAlign + 1);
+  layout.plan();
+  const int64_t local = layout.local_items(), items = local + layout.atomic_pieces;
+  if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
+  p.res_num_local = static_cast<int>(local);
+  p.res_item_row = Ints("rsh::res_item_row", items);  // zero-initialised: padding items (no nonzeros)
+  p.res_item_begin = Ints("rsh::res_item_begin", items);
+  p.res_item_end = Ints("rsh::res_item_end", items);
+  p.res_item_pieces = Ints("rsh::res_item_pieces", items);
+  const auto row = p.res_item_row, begin = p.res_item_begin, end = p.res_item_end, heads = p.res_item_pieces;
+  Kokkos::parallel_for(
+      "rsh::inspect::residual_items", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
+        const int b = res_ptr(j), e = res_ptr(j + 1);
+        const ResidualCut cut = residual_cut(e - b, piece_nnz, max_len);
+        const int64_t first = cut.atomic        ? local + rank(j)
+                              : cut.pieces == 1 ? layout.whole_item(rank(j))
+                                                : layout.group_item(cut.pieces, rank(j));
+        for (int i = 0; i < cut.pieces; ++i) {
+          row(first + i) = static_cast<int>(j);
+          piece_of(b, e, i, cut.pieces, begin(first + i), end(first + i));
+          heads(first + i) = cut.atomic ? 1 : i == 0 ? cut.pieces : 0;
+        }
+      });
+
+  // Rows no item stores once (pieces' rows, and empty rows outside windows) are scaled by beta first.
+  const int64_t n = p.num_rows;
+  View1<uint8_t, Mem> stored("rsh::schedule::stored", n);
+  const auto window_rows = p.window_rows;
+  const auto res_rows = p.res_rows;
+  Kokkos::parallel_for(
+      "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+        if (window_pieces(w) != 0) return;
+        for (int i = 0; i < 8; ++i)
+          if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
+        if (!residual_cut(res_ptr(j + 1) - res_ptr(j), piece_nnz, max_len).atomic) stored(res_rows(j)) = 1;
+      });
+  View1<int64_t, Mem> scale_at("rsh::schedule::scale_at", n + 1);
+  const int64_t scaled = exclusive_scan(
+      exec, "rsh::inspect::scale_rows", n, scale_at,
+      KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
+  p.scale_rows = Ints("rsh::scale_rows", scaled);
+  const auto scale_rows = p.scale_rows;
+  Kokkos::parallel_for(
+      "rsh::inspect::scale_row_ids", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
+        if (stored(r) == 0) scale_rows(scale_at(r)) = static_cast<int>(r);
+      });
+}
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,127 @@
+#pragma once
+// The first phase of the inspector on an execution space: A's CSR checked
+// (throws std::invalid_argument, every extent named) and copied with the
+// columns of each row sorted, without leaving the views' memory space.
+#include <stdexcept>
+#include <string>
+
+#include "impl/inspector/RshSparse_inspector_common.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// A's pattern with the columns of each row in increasing order (duplicates adjacent), and where each
+/// position came from in the user's arrays.
+template <class MemorySpace>
+struct SortedCrs {
+  int64_t num_rows = 0, num_cols = 0, nnz = 0;
+  View1<const int64_t, MemorySpace> row_map;  ///< num_rows + 1
+  View1<const int, MemorySpace> entries;      ///< nnz
+  View1<const int64_t, MemorySpace> source;   ///< nnz: the user's position of each sorted position; empty: the same
+  KOKKOS_INLINE_FUNCTION int64_t user_position(int64_t k) const { return source.extent(0) ? source(k) : k; }
+};
+
+/// Sorts keys[0, n) ascending and moves payload alongside (heap sort: no scratch, n log n on one thread).
+template <class Keys, class Payload>
+KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Payload& payload, int64_t first, int64_t n) {
+  auto swap = [&](int64_t a, int64_t b) {
+    const auto k = keys(first + a);
+    keys(first + a) = keys(first + b), keys(first + b) = k;
+    const auto p = payload(first + a);
+    payload(first + a) = payload(first + b), payload(first + b) = p;
+  };
+  auto sift_down = [&](int64_t root, int64_t end) {
+    while (2 * root + 1 < end) {
+      int64_t child = 2 * root + 1;
+      if (child + 1 < end && keys(first + child) < keys(first + child + 1)) ++child;
+      if (!(keys(first + root) < keys(first + child))) return;
+      swap(root, child);
+      root = child;
+    }
+  };
+  for (int64_t i = n / 2; i-- > 0;) sift_down(i, n);
+  for (int64_t end = n - 1; end > 0; --end) {
+    swap(0, end);
+    sift_down(0, end);
+  }
+}
+
+/// Checks A's CSR on `exec` and returns it with sorted rows (copies in the views' space). `num_values` is
+/// the extent of A's values; `who` names the caller in the messages.
+template <class ExecSpace, class RowMap, class Entries>
+SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, int64_t num_rows, int64_t num_cols,
+                                                       const RowMap& user_row_map, const Entries& user_entries,
+                                                       int64_t num_values, const char* who) {
+  using Mem = typename ExecSpace::memory_space;
+  const std::string w(who);
+  SortedCrs<Mem> A;
+  A.num_rows = num_rows, A.num_cols = num_cols;
+  if (static_cast<int64_t>(user_row_map.extent(0)) != num_rows + 1)
+    throw std::invalid_argument(w + ": row_map has " + std::to_string(user_row_map.extent(0)) + " entries for " +
+                                std::to_string(num_rows) + " rows");
+  if (num_cols > INT_MAX || num_rows > INT_MAX)
+    throw std::invalid_argument(w + ": " + std::to_string(num_rows) + " x " + std::to_string(num_cols) +
+                                " exceeds the 32-bit row and column ids of the format");
+  const int64_t n = num_rows;
+  const View1<int64_t, Mem> row_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::row_map"), n + 1);
+  A.row_map = row_map;
+  Kokkos::parallel_for(
+      "rsh::inspect::copy_row_map", Range64<ExecSpace>(exec, 0, n + 1),
+      KOKKOS_LAMBDA(const int64_t r) { row_map(r) = static_cast<int64_t>(user_row_map(r)); });
+  const int64_t first = read_back(row_map, 0);
+  if (first != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(first) + " != 0");
+  const Tally rows = tally(
+      exec, "rsh::inspect::check_row_map", n, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
+        if (row_map(r + 1) < row_map(r) && -r > t.max[0]) t.max[0] = -r;
+      });
+  if (rows.max[0] != INT64_MIN)
+    throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(-rows.max[0]));
+  A.nnz = read_back(row_map, n);
+  if (A.nnz != static_cast<int64_t>(user_entries.extent(0)) || A.nnz != num_values)
+    throw std::invalid_argument(w + ": row_map(" + std::to_string(n) + ") = " + std::to_string(A.nnz) +
+                                " but entries has " + std::to_string(user_entries.extent(0)) + " and values " +
+                                std::to_string(num_values));
+
+  // Columns in range, and the rows whose columns ever decrease.
+  const View1<int, Mem> entries(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::entries"), A.nnz);
+  A.entries = entries;
+  const Tally cols = tally(
+      exec, "rsh::inspect::check_entries", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
+        const auto c = user_entries(k);
+        if (c < 0 || c >= num_cols) {
+          if (-k > t.max[0]) t.max[0] = -k;
+          entries(k) = 0;
+        } else {
+          entries(k) = static_cast<int>(c);
+        }
+      });
+  if (cols.max[0] != INT64_MIN) {
+    const int64_t k = -cols.max[0];
+    throw std::invalid_argument(w + ": column index " +
+                                std::to_string(static_cast<int64_t>(read_back(user_entries, k))) + " at position " +
+                                std::to_string(k) + " outside [0, " + std::to_string(num_cols) + ")");
+  }
+  auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
+    for (int64_t k = row_map(r) + 1; k < row_map(r + 1); ++k)
+      if (entries(k) < entries(k - 1)) return true;
+    return false;
+  };
+  const Tally order = tally(
+      exec, "rsh::inspect::find_unsorted", n,
+      KOKKOS_LAMBDA(const int64_t r, Tally& t) { t.sum[0] += unsorted_row(r); });
+  if (order.sum[0] == 0) return A;
+
+  // Unsorted rows: (column, user position) sorted by column, each row on one thread.
+  const View1<int64_t, Mem> source(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::source"), A.nnz);
+  A.source = source;
+  Kokkos::parallel_for(
+      "rsh::inspect::identity", Range64<ExecSpace>(exec, 0, A.nnz), KOKKOS_LAMBDA(const int64_t k) { source(k) = k; });
+  Kokkos::parallel_for(
+      "rsh::inspect::sort_rows", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
+        if (unsorted_row(r)) sort_by_key(entries, source, row_map(r), row_map(r + 1) - row_map(r));
+      });
+  return A;
+}
+
+}  // namespace impl
+}  // namespace rsh

@@ -1,0 +1,53 @@
+#pragma once
+// Matrix statistics (MatrixStats) computed on the inspector's execution space.
+#include "impl/RshSparse_stats_impl.hpp"
+#include "impl/inspector/RshSparse_sorted_crs.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// Row-length histogram, longest row, empty rows, and the distinct columns and tiles of the natural
+/// 8-row windows, of a sorted A.
+template <class ExecSpace>
+MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A) {
+  using Mem = typename ExecSpace::memory_space;
+  constexpr int kBuckets = 64;  // lengths below 2^63
+  MatrixStats s;
+  s.num_rows = A.num_rows, s.num_cols = A.num_cols, s.nnz = A.nnz;
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  View1<int64_t, Mem> histogram("rsh::stats::histogram", kBuckets);
+  const Tally rows = tally(
+      exec, "rsh::inspect::row_lengths", A.num_rows, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
+        const int64_t len = row_map(r + 1) - row_map(r);
+        int bucket = 0;
+        while (bucket < kBuckets - 1 && (int64_t(1) << bucket) <= len) ++bucket;
+        Kokkos::atomic_add(&histogram(bucket), int64_t(1));
+        if (len > t.max[0]) t.max[0] = len;
+      });
+  s.max_row_nnz = A.num_rows ? rows.max[0] : 0;
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), histogram);
+  int used = 1;
+  for (int b = 0; b < kBuckets; ++b)
+    if (h(b)) used = b + 1;
+  s.row_length_histogram.assign(h.data(), h.data() + used);
+  s.empty_rows = s.row_length_histogram[0];
+  s.mean_row_nnz = A.num_rows ? double(A.nnz) / double(A.num_rows) : 0.0;
+
+  s.natural_windows = (A.num_rows + 7) / 8;
+  const int64_t n = A.num_rows;
+  const Tally windows = tally(
+      exec, "rsh::inspect::natural_windows", s.natural_windows, KOKKOS_LAMBDA(const int64_t w, Tally& t) {
+        int rows[8];
+        natural_window(w, n, rows);
+        const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
+        t.sum[0] += distinct;
+        t.sum[1] += (distinct + 7) / 8;
+      });
+  s.mean_window_distinct_cols = s.natural_windows ? double(windows.sum[0]) / double(s.natural_windows) : 0.0;
+  s.mean_nnz_per_tile = windows.sum[1] ? double(A.nnz) / double(windows.sum[1]) : 0.0;
+  return s;
+}
+
+}  // namespace impl
+}  // namespace rsh
