@@ -49,6 +49,10 @@ inline std::vector<MatrixSource> generated_matrices() {
       {"gen/stencil27_128", [] { return impl::generate_stencil27_host(128, 128, 128); }},
       {"gen/banded_2M_hb3", [] { return impl::generate_banded_host(2000000, 3, 1.0, 1); }},
       {"gen/uniform_1M_12", [] { return impl::generate_uniform_host(1000000, 1000000, 12, 1); }},
+      // Locality hidden by the order: shuffled communities, a point cloud in random order, users x items.
+      {"gen/community_2M_12", [] { return impl::generate_community_host(2000000, 12, 0.9, 1); }},
+      {"gen/pointcloud_1M_14", [] { return impl::generate_point_cloud_host(1000000, 14, 1); }},
+      {"gen/bipartite_2M_500k_16", [] { return impl::generate_bipartite_host(2000000, 500000, 16, 3.0, 1); }},
   };
 }
 

@@ -13,6 +13,16 @@ HostCrs generate_rmat_host(int scale, int edge_factor, uint64_t seed);
 HostCrs generate_stencil27_host(int nx, int ny, int nz);
 HostCrs generate_banded_host(int n, int half_bandwidth, double fill, uint64_t seed);
 HostCrs generate_uniform_host(int num_rows, int num_cols, int nnz_per_row, uint64_t seed);
+/// Graph of communities of 32-512 vertices (sizes random), each vertex drawing (degree + 1) / 2 edges,
+/// inside its community with probability p_inside, else to any vertex; symmetrised, duplicates merged,
+/// self-loops dropped, and every vertex id shuffled (the structure is there, the order hides it).
+HostCrs generate_community_host(int num_vertices, int degree, double p_inside, uint64_t seed);
+/// The k-nearest-neighbour graph of num_points uniform points in the unit cube (row p: p's k nearest
+/// points among its 27 grid cells), in the random order of generation.
+HostCrs generate_point_cloud_host(int num_points, int k, uint64_t seed);
+/// Users x items, each user drawing per_user items (duplicates merged) whose popularity falls as a power
+/// of their rank (skew >= 1; 1 = uniform), the ranks given shuffled item ids.
+HostCrs generate_bipartite_host(int num_users, int num_items, int per_user, double skew, uint64_t seed);
 }  // namespace impl
 
 /// R-MAT power-law graph with Graph500 parameters (a, b, c) = (0.57, 0.19,

@@ -19,15 +19,21 @@ OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector
   const auto res_rows = roles.res_rows;
   OrderCost c;
   c.windows = roles.num_windows();
-  c.tiles = tally(exec, "rsh::order_cost::tiles", c.windows, [=](const int64_t w, Tally& t) {
-              t.sum[0] += (merge_window_columns(row_map, entries, &window_rows(8 * w), [](int, int, int64_t, bool) {}) +
-                           kTileCols - 1) /
-                          kTileCols;
-            }).sum[0];
+  c.tiles = tally(
+                exec, "rsh::order_cost::tiles", c.windows,
+                KOKKOS_LAMBDA(const int64_t w, Tally& t) {
+                  t.sum[0] +=
+                      (merge_window_columns(row_map, entries, &window_rows(8 * w), [](int, int, int64_t, bool) {}) +
+                       kTileCols - 1) /
+                      kTileCols;
+                })
+                .sum[0];
   c.residual_rows = static_cast<int64_t>(res_rows.extent(0));
-  c.residual_nnz = tally(exec, "rsh::order_cost::residual", c.residual_rows, [=](const int64_t j, Tally& t) {
-                     t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j));
-                   }).sum[0];
+  c.residual_nnz =
+      tally(
+          exec, "rsh::order_cost::residual", c.residual_rows,
+          KOKKOS_LAMBDA(const int64_t j, Tally& t) { t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j)); })
+          .sum[0];
   return c;
 }
 

@@ -2,9 +2,9 @@
 // Row partition (DESIGN section 4) on the inspector's execution space: the
 // rows, visited in a given order, open 8-row windows or go to the residual.
 // RSH-SpMM Alg. 1 walks the rows in sequence (a window takes the next 8 rows
-// whatever they are); here each row's own choice is made in parallel and the
-// walk is a scan over maps of the walk's state (rows of the current window
-// still to come), which compose associatively.
+// whatever they are); here each row's own choice is made in parallel, and the
+// walk is composed from the maps of spans of rows over the walk's 8 states
+// (walk_rows).
 #include "RshSparse_spmm_options.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 
@@ -21,54 +21,98 @@ struct RowRoles {
 /// What a row does when the walk reaches it outside a window.
 enum class RowChoice : uint8_t { kSkip, kResidual, kWindow };
 
-/// The walk over a range of rows, for each state it may enter in: the state it leaves in, and the
-/// windows it opens and residual rows it takes.
-struct WalkMap {
+/// The walk over one span of rows from every state it may enter in (rows of the current window still to
+/// come): the state it leaves in, and the windows it opens and residual rows it takes.
+struct WalkSpan {
   uint8_t exit[8];
   int windows[8], residual[8];
 };
 
-/// parallel_scan functor of the walk: row p's map is s -> s - 1 inside a window, and from 0 to 7 where
-/// it opens one. Writes each row's place: window index * 8 (window start), -2 - residual index, or -1.
-template <class Choices>
-struct WalkScan {
-  using value_type = WalkMap;
-  Choices choice;
-  View1<int64_t, typename Choices::memory_space> place;
-  View1<int64_t, typename Choices::memory_space> totals;  ///< windows, residual rows
-  int64_t n;
+/// One row of the walk: inside a window (state > 0) it only counts down; at state 0 it opens a window
+/// (state 7 after it) or is taken by the residual or skipped.
+KOKKOS_INLINE_FUNCTION int walk_step(int state, RowChoice c, int& windows, int& residual) {
+  if (state > 0) return state - 1;
+  windows += c == RowChoice::kWindow;
+  residual += c == RowChoice::kResidual;
+  return c == RowChoice::kWindow ? 7 : 0;
+}
 
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    for (int s = 0; s < 8; ++s) v.exit[s] = static_cast<uint8_t>(s), v.windows[s] = 0, v.residual[s] = 0;
-  }
-  KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
-    for (int s = 0; s < 8; ++s) {
-      const int e = dst.exit[s];
-      dst.windows[s] += src.windows[e];
-      dst.residual[s] += src.residual[e];
-      dst.exit[s] = src.exit[e];
-    }
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t p, value_type& v, const bool final) const {
-    const RowChoice c = static_cast<RowChoice>(choice(p));
-    if (final) {
-      if (v.exit[0] != 0)
-        place(p) = -1;  // inside a window
-      else if (c == RowChoice::kWindow)
-        place(p) = 8 * int64_t(v.windows[0]);
-      else
-        place(p) = c == RowChoice::kResidual ? -2 - int64_t(v.residual[0]) : -1;
-    }
-    for (int s = 0; s < 8; ++s) {
-      const int e = v.exit[s];
-      const bool free = e == 0;
-      v.windows[s] += free && c == RowChoice::kWindow;
-      v.residual[s] += free && c == RowChoice::kResidual;
-      v.exit[s] = static_cast<uint8_t>(free ? (c == RowChoice::kWindow ? 7 : 0) : e - 1);
-    }
-    if (final && p == n - 1) totals(0) = v.windows[0], totals(1) = v.residual[0];
-  }
-};
+/// The walk over rows [0, n) in parallel. Kokkos' scans may combine values out of order (its CUDA scan
+/// accumulates strided elements first), so the spans' maps, which do not commute, are composed here in
+/// order: spans of kSpan rows, groups of kSpan spans, and the groups on one thread; then each group and
+/// each span is walked again from its known entry state. Returns (windows, residual rows); place(p) =
+/// 8 * window for a row opening a window, -2 - index for a residual row, else -1.
+template <class ExecSpace, class Choices, class Place>
+Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const Choices& choice, const Place& place) {
+  using Mem = typename ExecSpace::memory_space;
+  constexpr int64_t kSpan = 256;
+  const int64_t spans = (n + kSpan - 1) / kSpan, groups = (spans + kSpan - 1) / kSpan;
+  View1<WalkSpan, Mem> span_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::walk::spans"), spans);
+  View1<WalkSpan, Mem> group_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::walk::groups"), groups);
+  // Entry state, windows and residual rows before, of every span (and of every group).
+  View1<int64_t, Mem> span_entry("rsh::walk::span_entry", 3 * spans), group_entry("rsh::walk::group_entry", 3 * groups);
+  View1<int64_t, Mem> totals("rsh::walk::totals", 2);
+  Kokkos::parallel_for(
+      "rsh::inspect::walk_spans", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
+        WalkSpan m;
+        for (int s = 0; s < 8; ++s) {
+          int state = s, w = 0, r = 0;
+          for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p)
+            state = walk_step(state, static_cast<RowChoice>(choice(p)), w, r);
+          m.exit[s] = static_cast<uint8_t>(state), m.windows[s] = w, m.residual[s] = r;
+        }
+        span_map(sp) = m;
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::walk_groups", Range64<ExecSpace>(exec, 0, groups), KOKKOS_LAMBDA(const int64_t g) {
+        WalkSpan m;
+        for (int s = 0; s < 8; ++s) {
+          int state = s, w = 0, r = 0;
+          for (int64_t sp = g * kSpan; sp < spans && sp < (g + 1) * kSpan; ++sp) {
+            w += span_map(sp).windows[state], r += span_map(sp).residual[state];
+            state = span_map(sp).exit[state];
+          }
+          m.exit[s] = static_cast<uint8_t>(state), m.windows[s] = w, m.residual[s] = r;
+        }
+        group_map(g) = m;
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::walk_top", Range64<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int64_t) {
+        int state = 0;
+        int64_t w = 0, r = 0;
+        for (int64_t g = 0; g < groups; ++g) {
+          group_entry(3 * g) = state, group_entry(3 * g + 1) = w, group_entry(3 * g + 2) = r;
+          w += group_map(g).windows[state], r += group_map(g).residual[state];
+          state = group_map(g).exit[state];
+        }
+        totals(0) = w, totals(1) = r;
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::walk_group_spans", Range64<ExecSpace>(exec, 0, groups), KOKKOS_LAMBDA(const int64_t g) {
+        int state = static_cast<int>(group_entry(3 * g));
+        int64_t w = group_entry(3 * g + 1), r = group_entry(3 * g + 2);
+        for (int64_t sp = g * kSpan; sp < spans && sp < (g + 1) * kSpan; ++sp) {
+          span_entry(3 * sp) = state, span_entry(3 * sp + 1) = w, span_entry(3 * sp + 2) = r;
+          w += span_map(sp).windows[state], r += span_map(sp).residual[state];
+          state = span_map(sp).exit[state];
+        }
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::walk_places", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
+        int state = static_cast<int>(span_entry(3 * sp));
+        int w = static_cast<int>(span_entry(3 * sp + 1)), r = static_cast<int>(span_entry(3 * sp + 2));
+        for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p) {
+          const RowChoice c = static_cast<RowChoice>(choice(p));
+          place(p) = state > 0                   ? -1
+                     : c == RowChoice::kWindow   ? 8 * int64_t(w)
+                     : c == RowChoice::kResidual ? -2 - int64_t(r)
+                                                 : -1;
+          state = walk_step(state, c, w, r);
+        }
+      });
+  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  return {t(0), t(1)};
+}
 
 /// Partitions the rows of a sorted A visited in `order` (a permutation of its rows; empty = identity).
 /// Empty rows never start a window and never enter the residual. Partition::kAuto partitions as
@@ -124,15 +168,12 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
       });
 
   View1<int64_t, Mem> place(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::partition::place"), n);
-  View1<int64_t, Mem> totals("rsh::partition::totals", 2);
-  Kokkos::parallel_scan("rsh::inspect::walk", Range64<ExecSpace>(exec, 0, n),
-                        WalkScan<View1<uint8_t, Mem>>{choice, place, totals, n});
-  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
-  if (8 * t(0) > INT_MAX) throw std::invalid_argument("rsh::inspect: 8 x windows overflows 32-bit offsets");
+  const Kokkos::pair<int64_t, int64_t> t = walk_rows(exec, n, choice, place);
+  if (8 * t.first > INT_MAX) throw std::invalid_argument("rsh::inspect: 8 x windows overflows 32-bit offsets");
 
   RowRoles<Mem> out;
-  out.window_rows = View1<int, Mem>("rsh::window_rows", 8 * t(0));
-  out.res_rows = View1<int, Mem>("rsh::res_rows", t(1));
+  out.window_rows = View1<int, Mem>("rsh::window_rows", 8 * t.first);
+  out.res_rows = View1<int, Mem>("rsh::res_rows", t.second);
   const auto window_rows = out.window_rows;
   const auto res_rows = out.res_rows;
   Kokkos::parallel_for(

@@ -34,7 +34,7 @@ struct ResidualLayout {
     const int64_t total_free = free_before[kResidualPieceAlign + 1];
     return grouped_items + (whole > total_free ? whole - total_free : 0);
   }
-  static constexpr int per_group(int c) { return kResidualPieceAlign / c; }
+  KOKKOS_INLINE_FUNCTION static constexpr int per_group(int c) { return kResidualPieceAlign / c; }
 
   void plan() {
     int64_t at = 0;
