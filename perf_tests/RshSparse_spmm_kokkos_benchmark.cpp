@@ -7,12 +7,13 @@
 //   kk_native         KokkosSparse::spmv with an SPMVHandle (SPMV_NATIVE)
 //   rsh_raw           the raw CUDA API (rsh::cuda::SpmmPlan) of the handle's own plan, on the same pointers
 //   rsh               rsh::spmm(exec, &handle, "N", 1, A, B, 0, C) with default Options
+//   rsh_none, rsh_minhash, rsh_locality   the same with Options::reorder = kNone, kMinHash, kLocality
 //   rsh_free          the handle-free rsh::spmm(exec, "N", 1, A, B, 0, C) (stream timing: it waits for its check)
 //   rsh_update        handle.update_values(A), then rsh (stream timing); less rsh's time: the value refresh
 // rsh against rsh_raw is the Kokkos path's overhead. Times are device times per call (bench::timed_calls,
 // B/C rotated past L2, gated by default); counter host_us is the host time to enqueue a call; inspect_ms
-// is the handle's first call (analysis and plan). Every result is compared with the first implementation's
-// (rel_error); a result off by more than 10x its precision's bound is an error.
+// is the handle's first call (analysis and plan), <phase>_ms its inspector phases. Every result is compared with the
+// first implementation's (rel_error); a result off by more than 10x its precision's bound is an error.
 //
 // Flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
@@ -81,8 +82,8 @@ struct Group {
   Matrix A;
   std::vector<E> values;  ///< A's values as elements (cuSPARSE's copy)
   std::unique_ptr<bench::RotatingOperands<E, E>> operands;
-  std::unique_ptr<SpmmHandle<Scalar, Device>> rsh;
-  double inspect_ms = 0;
+  std::map<std::string, std::unique_ptr<SpmmHandle<Scalar, Device>>> rsh;  ///< by the options' name
+  std::map<std::string, double> inspect_ms;
   std::map<KokkosSparse::SPMVAlgorithm, std::unique_ptr<KkHandle>> kk;
   std::vector<E> expected;
 
@@ -188,28 +189,40 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
   if (impl_name == "rsh_free")  // handle-free: over A's CSR, after a check of A it waits for
     return check_and_time(
         state, g, cfg, A, [&](int i) { rsh::spmm(exec, "N", one, g.A, g.B(i), zero, g.C(i)); }, true);
-  if (!g.rsh) {  // the handle's first call analyses A and builds the plan: timed apart
-    g.rsh = std::make_unique<SpmmHandle<Scalar, Device>>();
+  // Handles by their options: rsh, rsh_update and rsh_raw share the default one.
+  const std::string options_name = impl_name == "rsh_none" || impl_name == "rsh_minhash" || impl_name == "rsh_locality"
+                                       ? impl_name
+                                       : std::string("rsh");
+  auto& handle = g.rsh[options_name];
+  if (!handle) {  // the handle's first call analyses A and builds the plan: timed apart
+    Options o;
+    if (options_name == "rsh_none") o.reorder = Reorder::kNone;
+    if (options_name == "rsh_minhash") o.reorder = Reorder::kMinHash;
+    if (options_name == "rsh_locality") o.reorder = Reorder::kLocality;
+    handle = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
-    rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(0), zero, g.C(0));
-    exec.fence();
-    g.inspect_ms = 1e3 * timer.seconds();
+    try {
+      rsh::spmm(exec, handle.get(), "N", one, g.A, g.B(0), zero, g.C(0));
+      exec.fence();
+    } catch (const std::exception& e) {
+      handle.reset();
+      return state.SkipWithError(e.what());
+    }
+    g.inspect_ms[options_name] = 1e3 * timer.seconds();
   }
-  if (impl_name == "rsh") {
-    check_and_time(state, g, cfg, A, [&](int i) { rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
-  } else if (impl_name == "rsh_update") {  // a value refresh and a multiply: less rsh's time, the refresh's
+  if (impl_name == "rsh_update") {  // a value refresh and a multiply: less rsh's time, the refresh's
     check_and_time(
         state, g, cfg, A,
         [&](int i) {
-          g.rsh->update_values(g.A);
-          rsh::spmm(exec, g.rsh.get(), "N", one, g.A, g.B(i), zero, g.C(i));
+          handle->update_values(g.A);
+          rsh::spmm(exec, handle.get(), "N", one, g.A, g.B(i), zero, g.C(i));
         },
         true);
   } else if (impl_name == "rsh_raw") {
     if constexpr (std::is_same<Scalar, double>::value) {
       return state.SkipWithError("no raw CUDA plan for double (portable kernels)");
     } else {
-      const auto& plan = *std::static_pointer_cast<impl::CudaBackendState<E>>(g.rsh->backend_state())->plan;
+      const auto& plan = *handle->backend_state().plan;
       const auto layout = row_major<Scalar, Layout>() ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
       const int64_t ldb = row_major<Scalar, Layout>() ? n : A.num_cols;
       const int64_t ldc = row_major<Scalar, Layout>() ? n : A.num_rows;
@@ -217,9 +230,17 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
         plan.spmm(1.f, g.operands->B[i].get(), ldb, 0.f, g.operands->C[i].get(), ldc, n, layout, stream());
       });
     }
+  } else {
+    check_and_time(state, g, cfg, A,
+                   [&](int i) { rsh::spmm(exec, handle.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
   }
-  state.counters["inspect_ms"] = g.inspect_ms;
-  state.SetLabel(g.rsh->executor());
+  state.counters["inspect_ms"] = g.inspect_ms[options_name];
+  const impl::PhaseTimes& t = handle->phase_times();
+  const std::pair<const char*, double> phases[] = {
+      {"sort_ms", t.convert}, {"stats_ms", t.stats},       {"reorder_ms", t.reorder}, {"partition_ms", t.partition},
+      {"build_ms", t.build},  {"schedule_ms", t.schedule}, {"upload_ms", t.upload}};
+  for (const auto& phase : phases) state.counters[phase.first] = 1e3 * phase.second;
+  state.SetLabel(std::string(reorder_name(handle->applied_reorder())) + " " + handle->executor());
 }
 
 template <class Scalar, class Layout>
@@ -227,7 +248,7 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
                     const std::string& layout, int n) {
   const std::string key = "kokkos/" + src.name + "/" + scalar + "/" + layout + "/n=" + std::to_string(n);
   for (const char* impl_name : {"cusparse_alg1", "cusparse_alg2", "cusparse_alg3", "kk_default", "kk_native", "rsh_raw",
-                                "rsh", "rsh_free", "rsh_update"}) {
+                                "rsh", "rsh_none", "rsh_minhash", "rsh_locality", "rsh_free", "rsh_update"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

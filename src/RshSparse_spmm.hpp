@@ -9,6 +9,7 @@
 
 #include "RshSparse_Error.hpp"
 #include "RshSparse_spmm_handle.hpp"
+#include "impl/RshSparse_analysis_cache.hpp"
 #include "impl/RshSparse_spmm_spec.hpp"
 
 namespace rsh {
@@ -78,10 +79,12 @@ void spmm(SpmmHandle<Scalar, Device>* handle, const char mode[], typename CView:
   spmm(typename Device::execution_space(), handle, mode_from_string(mode), alpha, A, B, beta, C);
 }
 
-/// Handle-free, on `exec`: multiplies over A's own CSR arrays with no inspection (CUDA cores or the
-/// portable kernels, in the scalar's precision; rows in any order, duplicates summed), after a check of A
-/// on the device that this call waits for. A handle's format (Tensor Cores, reordering) pays from the
-/// first few calls on one pattern.
+/// Handle-free, on `exec`. The first call on A's views multiplies over A's own CSR arrays with no
+/// inspection (CUDA cores or the portable kernels, in the scalar's precision; rows in any order,
+/// duplicates summed); a repeated call on the same views analyses A once into a handle that later calls
+/// reuse (impl::AnalysisCache). Every call hashes A's pattern and values on the execution space and waits
+/// for that, so values or a pattern changed in place are picked up. rsh::clear_analysis_cache() frees the
+/// analyses kept.
 template <class ExecSpace, class Matrix, class BView, class CView,
           class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void spmm(const ExecSpace& exec, const char mode[], typename CView::const_value_type alpha, const Matrix& A,
@@ -91,7 +94,11 @@ void spmm(const ExecSpace& exec, const char mode[], typename CView::const_value_
   if (alpha == 0 || impl::MatrixAccess<Matrix>::entries(A).extent(0) == 0)
     impl::scale_all(exec, beta, C);
   else
-    impl::SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C);
+    impl::AnalysisCache<typename CView::non_const_value_type,
+                        Kokkos::Device<ExecSpace, typename impl::MatrixAccess<Matrix>::memory_space>>::instance()
+        .multiply(
+            exec, A, [&](auto& handle) { spmm(exec, &handle, Mode::kNoTranspose, alpha, A, B, beta, C); },
+            [&] { impl::SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C); });
   Kokkos::Profiling::popRegion();
 }
 

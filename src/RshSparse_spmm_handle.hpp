@@ -1,8 +1,9 @@
 #pragma once
 // The spmm handle: the inspector of one sparsity pattern. analyze() runs
 // statistics, partition, RS-Tile build and schedule once, on the handle's
-// execution space where A's views live (only a reordering, when asked for,
-// reads a host copy of A's pattern); spmm calls reuse it. Values are cached
+// execution space where A's views live (only the host reorderings, Locality
+// and the load / mask permutations, read a host copy of A's pattern); spmm
+// calls reuse it. Values are cached
 // at analyze()/update_values(): after changing A's values in place, call
 // update_values(A) (a new values view is picked up by itself), which gathers
 // them into the format on the handle's execution space. A matrix with
@@ -41,7 +42,7 @@ class SpmmHandle {
   void analyze(const Matrix& A) {
     using Acc = impl::MatrixAccess<Matrix>;
     // Spaces without a hand-written backend run the portable kernels, which plan their own way.
-    const Options plan = impl::SpmmCudaSpecAvail<execution_space>::value ? options_ : impl::portable_plan(options_);
+    const Options plan = impl::SpmmBackendAvail<execution_space>::value ? options_ : impl::portable_plan(options_);
     backend_state_.reset();  // a backend's state reads the format about to be replaced
     analyzed_ = false;
     const execution_space exec;
@@ -129,8 +130,8 @@ class SpmmHandle {
   void note_backend_run() { last_run_ = Executor::kBackend; }
   void set_backend_description(const std::string& description) { backend_description_ = description; }
 
-  /// Backend state (e.g. the CUDA plan), owned by the handle; built lazily by the backend.
-  std::shared_ptr<void>& backend_state() { return backend_state_; }
+  /// The backend's state (the CUDA plan), owned by the handle; built by the backend on first use.
+  impl::SpmmBackendState<execution_space, Scalar>& backend_state() { return backend_state_; }
 
  private:
   /// Gathers A's values into values_ and remembers A's views.
@@ -178,7 +179,7 @@ class SpmmHandle {
   const void* row_map_ptr_ = nullptr;
   const void* entries_ptr_ = nullptr;
   const void* values_ptr_ = nullptr;
-  std::shared_ptr<void> backend_state_;
+  impl::SpmmBackendState<execution_space, Scalar> backend_state_;
   enum class Executor { kNone, kPortable, kBackend };
   Executor last_run_ = Executor::kNone;
   std::string backend_description_;

@@ -35,7 +35,12 @@ enum class Reorder {
   kHybrid2_1,    ///< CTA-aware, equally near rows: the closest load
   kHybrid2_2,    ///< CTA-aware, equally near rows: the nearest to the window's first row
   kHybrid2_3,    ///< warp-aware, equally near rows: the closest load
-  kAuto,         ///< the handle picks per matrix by the cost model (rsh::impl::select_reorder)
+  /// Rows sorted by a MinHash signature of their column sets (rows sharing columns side by side), on the
+  /// handle's execution space: linear in the nonzeros plus one sort of the rows.
+  kMinHash,
+  /// MinHash or the given order, whichever the work model predicts cheaper once MinHash's own cost is
+  /// repaid over Options::expected_multiplies calls (rsh::impl::select_reorder).
+  kAuto,
 };
 
 /// Parameters of the reorderings.
@@ -78,8 +83,12 @@ struct Options {
   /// kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix by predicted kernel time; past the
   /// model's range (2.2M nonzeros) RowStructured for FP16 and CudaCoreOnly for TF32, as measured.
   Partition partition = Partition::kAuto;
-  Reorder reorder = Reorder::kNone;
+  Reorder reorder = Reorder::kAuto;
   ReorderOptions reorder_options;
+  /// How many multiplies the handle expects to run with one analysis: what kAuto weighs a reordering's
+  /// cost against (a reordering that saves 5% of each multiply and costs 4 multiplies pays after 80).
+  /// The default suits a solver or a training run; a handful of calls should say so.
+  double expected_multiplies = 100;
   /// RowStructured: a row with nnz <= tau_nnz that adds fewer than tau_inc
   /// new columns to its window goes to the residual (RSH-SpMM Alg. 1). The
   /// paper's plateau (Fig. 14) is tau_nnz in [2, 4].
@@ -114,10 +123,10 @@ struct Options {
 };
 
 /// Every policy and its name, in the order of the enum (kAuto last).
-constexpr Reorder kAllReorders[] = {Reorder::kNone,        Reorder::kLocality,  Reorder::kPlainSort,
-                                    Reorder::kFlippedSort, Reorder::kLptSort,   Reorder::kWarpAware,
-                                    Reorder::kCtaAware,    Reorder::kHybrid1,   Reorder::kHybrid2_1,
-                                    Reorder::kHybrid2_2,   Reorder::kHybrid2_3, Reorder::kAuto};
+constexpr Reorder kAllReorders[] = {
+    Reorder::kNone,      Reorder::kLocality, Reorder::kPlainSort, Reorder::kFlippedSort, Reorder::kLptSort,
+    Reorder::kWarpAware, Reorder::kCtaAware, Reorder::kHybrid1,   Reorder::kHybrid2_1,   Reorder::kHybrid2_2,
+    Reorder::kHybrid2_3, Reorder::kMinHash,  Reorder::kAuto};
 
 inline const char* reorder_name(Reorder r) {
   switch (r) {
@@ -143,6 +152,8 @@ inline const char* reorder_name(Reorder r) {
       return "Hybrid2.2";
     case Reorder::kHybrid2_3:
       return "Hybrid2.3";
+    case Reorder::kMinHash:
+      return "MinHash";
     case Reorder::kAuto:
       return "Auto";
   }

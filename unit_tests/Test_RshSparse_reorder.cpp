@@ -68,16 +68,17 @@ HostCrs shuffled_blocks() {
 TEST(Reorder, SimilarityPoliciesRecoverShuffledBlocks) {
   const HostCrs A = shuffled_blocks();
   rsh::Options plain = rsh::test::options(rsh::Partition::kTensorCoreOnly);
+  plain.reorder = rsh::Reorder::kNone;
   const auto before = rsh::impl::format_stats(rsh::impl::inspect(A, plain, "test").pattern, 8);
   for (rsh::Reorder policy :
        {rsh::Reorder::kLocality, rsh::Reorder::kWarpAware, rsh::Reorder::kCtaAware, rsh::Reorder::kHybrid2_1,
-        rsh::Reorder::kHybrid2_2, rsh::Reorder::kHybrid2_3, rsh::Reorder::kAuto}) {
+        rsh::Reorder::kHybrid2_2, rsh::Reorder::kHybrid2_3, rsh::Reorder::kMinHash, rsh::Reorder::kAuto}) {
     SCOPED_TRACE(rsh::reorder_name(policy));
     rsh::Options reordered = plain;
     reordered.reorder = policy;
     const auto after = rsh::impl::format_stats(rsh::impl::inspect(A, reordered, "test").pattern, 8);
     EXPECT_LT(after.mean_window_columns, before.mean_window_columns);
-    if (policy == rsh::Reorder::kLocality || policy == rsh::Reorder::kAuto) {
+    if (policy == rsh::Reorder::kLocality || policy == rsh::Reorder::kMinHash || policy == rsh::Reorder::kAuto) {
       EXPECT_GE(after.mean_nnz_per_tile, 2.0 * before.mean_nnz_per_tile);
       EXPECT_LE(after.mean_window_columns, 20.0);  // close to the 16 columns of one group
     } else {
@@ -223,6 +224,13 @@ TEST(Reorder, AutoKeepsTheCheapestPredictedOrder) {
   expect_permutation(choice.order, hidden.num_rows);
   const double chosen = rsh::impl::order_cost(hidden, o, choice.order).cost();
   for (const auto& c : choice.considered) EXPECT_LE(chosen, c.second.cost());
+
+  // The same gain does not repay MinHash's cost over a single expected multiply.
+  rsh::Options once = o;
+  once.expected_multiplies = 1;
+  EXPECT_EQ(rsh::impl::select_reorder(hidden, once).policy, rsh::Reorder::kNone);
+  once.expected_multiplies = -1;
+  EXPECT_THROW(rsh::impl::select_reorder(hidden, once), std::invalid_argument);
 
   // Already ordered (a banded matrix): nothing predicts 3% less work, so no reordering.
   std::vector<rsh::impl::CooEntry> coo;

@@ -3,17 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <set>
+#include <thread>
 #include <tuple>
 
+#include "RshSparse_generators.hpp"
 #include "RshSparse_spmm_options.hpp"
 #include "Test_RshSparse_common.hpp"
 #include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_inspector.hpp"
+#include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
+#include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
 
 namespace {
@@ -189,7 +194,8 @@ TEST(RsTileBuilder, ReorderedMatricesEveryPartition) {
   duplicates.entries = {3, 1, 3, 0, 2, 1, 1};
   duplicates.values = {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0};
   for (rsh::Partition part : kAllPartitions)
-    for (rsh::Reorder policy : {rsh::Reorder::kLocality, rsh::Reorder::kCtaAware, rsh::Reorder::kLptSort}) {
+    for (rsh::Reorder policy :
+         {rsh::Reorder::kLocality, rsh::Reorder::kCtaAware, rsh::Reorder::kLptSort, rsh::Reorder::kMinHash}) {
       const uint64_t seed = rsh::test::fresh_seed();
       SCOPED_TRACE("seed " + std::to_string(seed) + " " + rsh::partition_name(part) + " " + rsh::reorder_name(policy));
       rsh::Options opt = options(part, 3, 5);
@@ -197,6 +203,35 @@ TEST(RsTileBuilder, ReorderedMatricesEveryPartition) {
       check_invariants(rsh::test::random_crs(203, 157, 12, seed, true), opt);
       check_invariants(duplicates, opt);
     }
+}
+
+// Windows of more than kLongWindowNnz nonzeros rank their columns an entry a
+// thread instead of merging on one thread: hub rows of a power-law graph, and
+// rows of hundreds of unsorted entries with duplicates, beside short windows.
+TEST(RsTileBuilder, LongWindowsOfHubRows) {
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCrs rmat = rsh::impl::generate_rmat_host(11, 16, seed);
+  const HostCrs wide = rsh::test::random_crs(70, 5000, 900, seed + 1);
+  for (const HostCrs* A : {&rmat, &wide}) {
+    int64_t longest = 0;  // the test needs a long window
+    for (int64_t w = 0; 8 * w < A->num_rows; ++w)
+      longest = std::max<int64_t>(longest, A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)] - A->row_map[8 * w]);
+    ASSERT_GT(longest, rsh::impl::kLongWindowNnz);
+    for (rsh::Partition part : kAllPartitions) {
+      SCOPED_TRACE(rsh::partition_name(part));
+      const HostPattern p = check_invariants(*A, options(part, 3, 5));
+      // Stats of the natural windows count the same distinct columns as a plain count.
+      int64_t distinct = 0;
+      for (int64_t w = 0; 8 * w < A->num_rows; ++w) {
+        std::set<int> cols(A->entries.begin() + A->row_map[8 * w],
+                           A->entries.begin() + A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)]);
+        distinct += static_cast<int64_t>(cols.size());
+      }
+      const auto stats = rsh::impl::inspect(*A, options(part, 3, 5), "test").stats;
+      EXPECT_DOUBLE_EQ(stats.mean_window_distinct_cols, double(distinct) / double((A->num_rows + 7) / 8));
+    }
+  }
 }
 
 // Partition::kAuto takes the CUDA-core path where every window needs many
@@ -433,6 +468,24 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
   EXPECT_EQ(automatic.residual_rows, 1);
   EXPECT_EQ(automatic.residual_nnz, 1);
   EXPECT_EQ(automatic.windows, 2);
+}
+
+// Long phases report their share done, once they have run for a second.
+TEST(RsTileBuilder, ProgressReportsPercentAfterASecond) {
+  std::ostringstream log;
+  std::streambuf* old = std::clog.rdbuf(log.rdbuf());
+  rsh::impl::Progress quiet("quiet", 100, false), loud("loud", 200, true);
+  loud.update(10);  // within the first second: silent
+  const std::string early = log.str();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  quiet.update(50);
+  loud.update(50);
+  loud.update(60);  // within a second of the last report: silent
+  std::clog.rdbuf(old);
+  EXPECT_EQ(early, "");
+  EXPECT_EQ(log.str().find("quiet"), std::string::npos);
+  EXPECT_NE(log.str().find("rsh: loud 25%"), std::string::npos) << log.str();
+  EXPECT_EQ(log.str().find("30%"), std::string::npos);
 }
 
 TEST(RsTileBuilder, RejectsMalformedCsr) {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "RshSparse_generators.hpp"
 #include "RshSparse_spmm.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "Test_RshSparse_common.hpp"
@@ -231,6 +232,31 @@ TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
     }
 }
 
+// Hub rows make windows longer than kLongWindowNnz, whose columns are ranked an entry a thread.
+TYPED_TEST_P(SpmmTest, LongWindowsOfHubRows) {
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto A = impl::generate_rmat_host(11, 16, seed);
+  for (Partition p : kAllPartitions)
+    for (Reorder r : {Reorder::kNone, Reorder::kMinHash}) {
+      Options o = options(p, 3, 8);
+      o.reorder = r;
+      SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r));
+      this->check(A, 5, 1.0, 0.5, o);
+    }
+}
+
+// kAuto's reordering depends on the calls expected: results agree whichever it picks.
+TYPED_TEST_P(SpmmTest, AutoReorderingKeepsResults) {
+  const auto A = random_crs(300, 256, 12, fresh_seed(), true);
+  for (double calls : {0.0, 1e6}) {
+    Options o;
+    o.expected_multiplies = calls;
+    SCOPED_TRACE(calls);
+    this->check(A, 7, 1.0, 0.25, o);
+  }
+}
+
 TYPED_TEST_P(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {
   impl::HostCrs A;
   A.num_rows = 3;
@@ -364,6 +390,41 @@ TYPED_TEST_P(SpmmTest, HandleFreeOverloadAndCrsBundle) {
 }
 
 /// Malformed CSR through the public entry: std::invalid_argument, C untouched.
+// Handle-free calls: the first over A's CSR, the repeats through a cached analysis, which must see values
+// and a pattern changed in place in A's own views.
+TYPED_TEST_P(SpmmTest, HandleFreeRepeatsSeeInPlaceChanges) {
+  using Scalar = typename TestFixture::Scalar;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  impl::HostCrs A_host = random_crs(200, 150, 9, seed, true);
+  const auto A = TestFixture::to_kk(A_host);
+  const auto B = this->to_view(random_dense(150, 4, seed + 1));
+  typename TestFixture::MultiVector C("C", 200, 4);
+  auto expect_product = [&](const char* what) {
+    Kokkos::deep_copy(C, this->nan());
+    rsh::spmm(typename TestFixture::ExecSpace(), "N", Scalar(1), A, B, Scalar(0), C);
+    const Dense ref = reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(200, 4));
+    EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(Options())) << what;
+  };
+  rsh::clear_analysis_cache();
+  expect_product("first call, over A's CSR");
+  expect_product("second call, analysed");
+  expect_product("third call, the analysis reused");
+  for (double& v : A_host.values) v = 0.25 - 0.5 * v;
+  const auto values = Kokkos::create_mirror_view(A.values);
+  for (size_t k = 0; k < A_host.values.size(); ++k) values(k) = static_cast<Scalar>(A_host.values[k]);
+  Kokkos::deep_copy(A.values, values);
+  expect_product("values changed in place");
+  for (int& c : A_host.entries) c = (c + 1) % A_host.num_cols;  // rows stay duplicate-free, some unsorted
+  const auto entries = Kokkos::create_mirror_view(A.graph.entries);
+  for (size_t k = 0; k < A_host.entries.size(); ++k) entries(k) = A_host.entries[k];
+  Kokkos::deep_copy(A.graph.entries, entries);
+  expect_product("pattern changed in place");
+  expect_product("pattern changed in place, analysed again");
+  rsh::clear_analysis_cache();
+  expect_product("after clearing the cache");
+}
+
 TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
   using Scalar = typename TestFixture::Scalar;
   using MemorySpace = typename TestFixture::MemorySpace;
@@ -439,7 +500,7 @@ TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
   matrices.push_back(unsorted);
   for (const impl::HostCrs& A_host : matrices)
     for (Partition p : kAllPartitions)
-      for (Reorder r : {Reorder::kNone, Reorder::kLocality}) {
+      for (Reorder r : {Reorder::kNone, Reorder::kLocality, Reorder::kMinHash}) {
         Options o = options(p, 3, 8);
         o.reorder = r;
         SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r) + " " + std::to_string(A_host.num_rows));
@@ -460,7 +521,8 @@ REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, Rand
                             AlphaBetaSemantics, EdgeCaseShapes, SplitWorkItemsAndExactMultiples,
                             ReorderedRowsGiveTheSameResult, UnsortedAndDuplicateColumnsAreSummed,
                             RowLengthsAcrossWorkItemCuts, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
-                            ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr);
+                            ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
+                            LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges);
 
 /// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
 template <class E>

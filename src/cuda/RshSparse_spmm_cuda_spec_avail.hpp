@@ -7,7 +7,7 @@
 namespace rsh {
 namespace impl {
 template <>
-struct SpmmCudaSpecAvail<Kokkos::Cuda> {
+struct SpmmBackendAvail<Kokkos::Cuda> {
   static constexpr bool value = true;
 };
 }  // namespace impl

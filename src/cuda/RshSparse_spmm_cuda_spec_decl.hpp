@@ -52,11 +52,15 @@ cuda::Layout cuda_layout() {
                                                                                 : cuda::Layout::kColMajor;
 }
 
-/// What the CUDA backend keeps in a handle: its plan, and the handle's values_version() the plan's values are.
-template <class Element>
-struct CudaBackendState {
-  std::shared_ptr<cuda::SpmmPlan<Element>> plan;
+/// What the CUDA backend keeps in a handle: its plan (none for scalars without CUDA kernels), and the
+/// handle's values_version() the plan's values are.
+template <class Scalar>
+struct SpmmBackendState<Kokkos::Cuda, Scalar> {
+  using Element = typename CudaElement<Scalar>::type;
+  /// (A scalar without CUDA kernels names a float plan it never builds.)
+  std::unique_ptr<cuda::SpmmPlan<std::conditional_t<std::is_void<Element>::value, float, Element>>> plan;
   uint64_t values_version = 0;
+  void reset() { plan.reset(), values_version = 0; }
 };
 
 template <class Handle, class BView, class CView>
@@ -68,18 +72,15 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       spmm_portable(exec, h, alpha, B, beta, C);
     } else {
       if (h.options().algorithm == SpmmAlgorithm::kPortable) return spmm_portable(exec, h, alpha, B, beta, C);
-      auto& slot = h.backend_state();
-      if (!slot) {
-        auto state = std::make_shared<CudaBackendState<Element>>();
+      auto& state = h.backend_state();
+      if (!state.plan) {
         // The plan reads the handle's format in place; it derives its residual items and value copies.
-        state->plan = std::make_shared<cuda::SpmmPlan<Element>>(
+        state.plan = std::make_unique<cuda::SpmmPlan<Element>>(
             format_arrays<cuda::DeviceFormat>(h.pattern()), reinterpret_cast<const Element*>(h.values().data()),
             exec.cuda_stream(), h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
-        state->values_version = h.values_version();
-        h.set_backend_description(state->plan->describe());
-        slot = std::move(state);
+        state.values_version = h.values_version();
+        h.set_backend_description(state.plan->describe());
       }
-      auto& state = *std::static_pointer_cast<CudaBackendState<Element>>(slot);
       if (state.values_version != h.values_version()) {  // update_values ran since: copy on the device
         state.plan->update_values_device(reinterpret_cast<const Element*>(h.values().data()), exec.cuda_stream());
         state.values_version = h.values_version();

@@ -14,6 +14,7 @@ struct MatrixAccess;
 template <class Scalar, class Offset, class MemorySpace>
 struct MatrixAccess<CrsBundle<Scalar, Offset, MemorySpace>> {
   using M = CrsBundle<Scalar, Offset, MemorySpace>;
+  using memory_space = MemorySpace;
   static int num_rows(const M& a) { return a.num_rows; }
   static int num_cols(const M& a) { return a.num_cols; }
   static auto row_map(const M& a) { return a.row_map; }
@@ -24,6 +25,7 @@ struct MatrixAccess<CrsBundle<Scalar, Offset, MemorySpace>> {
 template <class Scalar, class Ordinal, class Device, class MemoryTraits, class SizeType>
 struct MatrixAccess<KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, MemoryTraits, SizeType>> {
   using M = KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, MemoryTraits, SizeType>;
+  using memory_space = typename M::memory_space;
   static int num_rows(const M& a) { return static_cast<int>(a.numRows()); }
   static int num_cols(const M& a) { return static_cast<int>(a.numCols()); }
   static auto row_map(const M& a) { return a.graph.row_map; }

@@ -9,7 +9,10 @@
 
 #include "impl/RshSparse_candidate_table.hpp"
 #include "impl/RshSparse_permutation_impl.hpp"
+#include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
+#include "impl/inspector/RshSparse_minhash_order_on.hpp"
 
 namespace rsh {
 namespace impl {
@@ -223,12 +226,15 @@ double sampled_paired_fraction(const HostCrs& A, NeighbourSearch& search, int64_
 }
 
 /// The kNN graph: every row's top `neighbours` (NeighbourSearch).
-KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, NeighbourSearch& search, const ReorderOptions& o) {
+KnnGraph knn_graph(const HostCrs& A, const ColumnIndex& ix, NeighbourSearch& search, const ReorderOptions& o,
+                   bool report_progress) {
   const int n = static_cast<int>(A.num_rows);
+  Progress progress("reorder: Locality's kNN graph", n, report_progress);
   KnnGraph g;
   g.edges.reserve(size_t(n) * o.neighbours);
   g.nearest.assign(n, -1);
   for (int r = 0; r < n; ++r) {
+    if (r % 4096 == 0) progress.update(r);
     // Without locality every column's offsets, weight and postings are
     // cache misses: request them two rows and one row ahead.
     if (r + 2 < n)
@@ -369,10 +375,12 @@ class RowSpan {
 /// of a window, j in the first half of the next) when that lowers the summed
 /// dissimilarity of adjacent rows. Reordering inside one window cannot change
 /// its tiles; moving rows across the boundary can.
-void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order) {
+void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order, bool report_progress) {
   const int n = static_cast<int>(order.size());
+  Progress progress("reorder: Locality's 2-opt", n, report_progress);
   RowSpan span;
   for (int boundary = 8; boundary + 1 < n; boundary += 8) {
+    if (boundary % 4096 == 0) progress.update(boundary);
     // Positions boundary - 5 .. boundary + 4 take part; slot[p - lo] is the
     // span row now at position p.
     const int lo = boundary - 5, count = std::min(n, boundary + 5) - lo;
@@ -447,7 +455,7 @@ void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std:
 
 }  // namespace
 
-std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
+std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o, bool report_progress) {
   if (o.neighbours < 1 || o.max_postings < 1 || o.max_scan < 1 || o.hub_window < 0 || o.rescore < 0 ||
       !(o.alpha >= 0) || !(o.min_paired_rows >= 0))
     throw std::invalid_argument("rsh::ReorderOptions: neighbours = " + std::to_string(o.neighbours) +
@@ -462,9 +470,9 @@ std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& o) {
   // leave no tiles for windows to fill: keep their order.
   const int64_t samples = paired_samples(A.num_rows);
   if (samples > 0 && sampled_paired_fraction(A, search, samples) < o.min_paired_rows) return {};
-  KnnGraph knn = knn_graph(A, ix, search, o);
+  KnnGraph knn = knn_graph(A, ix, search, o, report_progress);
   std::vector<int> order = spanning_forest_order(static_cast<int>(A.num_rows), std::move(knn.edges));
-  if (o.two_opt) two_opt(A, ix, order);
+  if (o.two_opt) two_opt(A, ix, order, report_progress);
   if (o.place_isolated) place_isolated_rows(A, knn.nearest, order);
   // A similarity order can still fill tiles worse than the given one (a tiny
   // graph, or one already in a good order): then keep the given order.
@@ -479,7 +487,11 @@ std::vector<int> row_order(const HostCrs& A, const Options& options) {
     case Reorder::kNone:
       return {};
     case Reorder::kLocality:
-      return locality_order(A, options.reorder_options);
+      return locality_order(A, options.reorder_options, options.report_progress);
+    case Reorder::kMinHash: {
+      const auto order = minhash_order_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A));
+      return std::vector<int>(order.data(), order.data() + order.extent(0));
+    }
     case Reorder::kAuto:
       return select_reorder(A, options).order;
     default:

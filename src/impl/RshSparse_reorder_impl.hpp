@@ -18,8 +18,9 @@ namespace impl {
 /// 2-opt segment reversals over two-window spans, and rows without neighbours
 /// placed last. A sorted-rows CSR in; a permutation of [0, num_rows) out
 /// (position -> original row), or empty (the given order) when on a sample
-/// of rows too few share two columns with another row (min_paired_rows).
-std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& options);
+/// of rows too few share two columns with another row (min_paired_rows). With report_progress, its
+/// longest passes report their progress (Progress).
+std::vector<int> locality_order(const HostCrs& A, const ReorderOptions& options, bool report_progress = false);
 
 /// The order `options.reorder` asks for (empty = identity); kAuto runs the
 /// cost model of select_reorder.

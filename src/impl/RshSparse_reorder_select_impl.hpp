@@ -1,6 +1,8 @@
 #pragma once
 // Reorder::kAuto: the handle's per-matrix choice of row order by a cost
-// model (DESIGN section 5; the learned predictor comes later).
+// model with the reordering's own cost counted (DESIGN section 5; the
+// learned predictor comes later). The choice itself runs on the inspector's
+// execution space (select_reorder_on); these are its host entry points.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -24,10 +26,14 @@ struct OrderCost {
 /// Partitions A in `order` (empty = identity) and counts what the kernels would do.
 OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector<int>& order);
 
-/// Policies kAuto tries, cheapest preprocessing first.
-constexpr Reorder kAutoCandidates[] = {Reorder::kNone, Reorder::kCtaAware, Reorder::kLocality};
-/// A candidate replaces the identity only if it predicts at least this much less work.
+/// Policies kAuto tries: the given order and MinHash, the reordering that costs a few multiplies. Locality
+/// (host, thousands of multiplies on large graphs) is never chosen for the user: it is asked for by name.
+constexpr Reorder kAutoCandidates[] = {Reorder::kNone, Reorder::kMinHash};
+/// MinHash replaces the given order only if it predicts at least this much less work...
 constexpr double kAutoMinGain = 0.03;
+/// ...and the work it saves over Options::expected_multiplies calls repays its cost, counted in multiplies
+/// of the unreordered plan: gain x expected_multiplies >= kMinHashCostMultiplies.
+constexpr double kMinHashCostMultiplies = 4.0;
 
 struct ReorderChoice {
   Reorder policy = Reorder::kNone;

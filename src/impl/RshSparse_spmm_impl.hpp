@@ -35,8 +35,10 @@ constexpr int portable_chunk() {
 }
 
 /// The options the portable backend plans with: kAuto becomes CudaCoreOnly with every row one work item
-/// (the time models are the H100's; a CPU thread walks a CSR row fastest, and nothing then needs atomics).
+/// (the time models are the H100's; a CPU thread walks a CSR row fastest, and nothing then needs atomics),
+/// and kAuto's reordering none (rows walked one by one leave no windows for a row order to fill).
 inline Options portable_plan(Options options) {
+  if (options.reorder == Reorder::kAuto) options.reorder = Reorder::kNone;
   if (options.partition != Partition::kAuto) return options;
   options.partition = Partition::kCudaCoreOnly;
   options.max_residual_nnz_per_item = options.residual_piece_nnz = 1 << 28;

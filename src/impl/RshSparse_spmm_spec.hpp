@@ -9,12 +9,19 @@ namespace impl {
 
 /// True where a hand-written backend exists for ExecSpace.
 template <class ExecSpace>
-struct SpmmCudaSpecAvail {
+struct SpmmBackendAvail {
   static constexpr bool value = false;
 };
 
+/// What a backend keeps in a handle, built from the handle's format on the first multiply and owned by the
+/// handle (the CUDA backend: its plan). The portable kernels read the format itself and keep nothing.
+template <class ExecSpace, class Scalar>
+struct SpmmBackendState {
+  void reset() {}
+};
+
 template <class ExecSpace, class Handle, class BView, class CView,
-          bool cuda_avail = SpmmCudaSpecAvail<ExecSpace>::value>
+          bool backend_avail = SpmmBackendAvail<ExecSpace>::value>
 struct Spmm {
   static void run(const ExecSpace& exec, Handle& h, typename CView::const_value_type alpha, const BView& B,
                   typename CView::const_value_type beta, const CView& C) {
@@ -24,7 +31,7 @@ struct Spmm {
 
 /// The handle-free multiply over A's own CSR arrays (no inspection).
 template <class ExecSpace, class Matrix, class BView, class CView,
-          bool cuda_avail = SpmmCudaSpecAvail<ExecSpace>::value>
+          bool backend_avail = SpmmBackendAvail<ExecSpace>::value>
 struct SpmmCsr {
   static void run(const ExecSpace& exec, typename CView::const_value_type alpha, const Matrix& A, const BView& B,
                   typename CView::const_value_type beta, const CView& C) {

@@ -1,14 +1,14 @@
 #pragma once
 // The inspector pipeline on an execution space, where A's views live:
 // check + sort -> statistics -> (reordering) -> partition -> RS-Tile +
-// residual -> schedule, with the time of each phase. Only the reorderings
-// still run on the host, from a host copy of A's pattern.
+// residual -> schedule, with the time of each phase. Only the host
+// reorderings (Locality, the load and mask permutations) read a host copy of
+// A's pattern.
 #include <iostream>
 #include <string>
 
-#include "impl/RshSparse_reorder_impl.hpp"
-#include "impl/RshSparse_reorder_select_impl.hpp"
 #include "impl/inspector/RshSparse_partition_cost_on.hpp"
+#include "impl/inspector/RshSparse_reorder_on.hpp"
 #include "impl/inspector/RshSparse_rstile_on.hpp"
 #include "impl/inspector/RshSparse_schedule_on.hpp"
 #include "impl/inspector/RshSparse_stats_on.hpp"
@@ -31,12 +31,6 @@ struct InspectionOf {
   Partition partition = Partition::kRowStructured;  ///< the partition applied (kAuto's choice when asked for kAuto)
 };
 
-KOKKOS_INLINE_FUNCTION uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 /// Hash of a CSR pattern in the user's order (dimensions, row_map, entries), on `exec`: a sum of one
 /// mixed word per (position, value), so any change of one entry changes it.
 template <class ExecSpace, class RowMap, class Entries>
@@ -53,19 +47,6 @@ uint64_t pattern_signature_on(const ExecSpace& exec, int64_t num_rows, int64_t n
       },
       cols);
   return mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(rows) + cols;
-}
-
-/// A's pattern on the host (for the reorderings).
-template <class MemorySpace>
-HostCrs host_pattern_of(const SortedCrs<MemorySpace>& A) {
-  HostCrs h;
-  h.num_rows = A.num_rows, h.num_cols = A.num_cols;
-  const auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_map);
-  const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.entries);
-  h.row_map.assign(row_map.data(), row_map.data() + row_map.extent(0));
-  h.entries.assign(entries.data(), entries.data() + entries.extent(0));
-  h.values.assign(h.entries.size(), 1.0);
-  return h;
 }
 
 /// Validates A (throws std::invalid_argument naming `who`), sorts its rows and runs the pipeline on
@@ -95,24 +76,9 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   out.stats = stats_on(exec, A);
   phase("statistics", out.times.stats);
 
-  View1<const int, Mem> order;
-  if (options.reorder != Reorder::kNone) {
-    const HostCrs host = host_pattern_of(A);
-    std::vector<int> host_order;
-    if (options.reorder == Reorder::kAuto) {
-      ReorderChoice choice = select_reorder(host, options);
-      out.reorder = choice.policy;
-      host_order = std::move(choice.order);
-    } else {
-      host_order = row_order(host, options);
-      out.reorder = host_order.empty() ? Reorder::kNone : options.reorder;  // Locality may keep the given order
-    }
-    View1<int, Mem> device_order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::order"), host_order.size());
-    Kokkos::deep_copy(device_order,
-                      Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          host_order.data(), host_order.size()));
-    order = device_order;
-  }
+  const RowOrderOf<Mem> ordered = row_order_on(exec, A, options);
+  const View1<const int, Mem> order = ordered.order;
+  out.reorder = ordered.policy;
   phase("reorder", out.times.reorder);
 
   const Arithmetic arith = arithmetic_of(value_bytes, options);

@@ -31,6 +31,12 @@ KOKKOS_INLINE_FUNCTION int popcount64(uint64_t x) {
 #endif
 }
 
+KOKKOS_INLINE_FUNCTION uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 /// Element i of a view, on the host (a fence on the view's space).
 template <class View>
 typename View::non_const_value_type read_back(const View& v, int64_t i) {

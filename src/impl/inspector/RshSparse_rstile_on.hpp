@@ -1,11 +1,13 @@
 #pragma once
 // RS-Tile + CSR residual (DESIGN section 3) built on the inspector's
 // execution space from a row partition: a thread a window merges its 8
-// sorted rows into the window's compacted columns (twice: to count, then to
-// fill), a thread a residual row copies it.
+// sorted rows into the window's compacted columns (to count, to fill, to
+// place the values), or a thread an entry ranks them in long windows; a
+// thread a residual row copies it.
 #include <string>
 
 #include "impl/RshSparse_rstile_impl.hpp"
+#include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_partition_on.hpp"
 
 namespace rsh {
@@ -32,32 +34,35 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto entries = A.entries;
   const auto window_rows = roles.window_rows;
 
-  // Tiles and distinct (row, column) values of each window; their offsets.
-  View1<int64_t, Mem> window_values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::window_values"), W + 1);
+  // Tiles of each window and their offsets: short windows merged a window a thread, long ones ranked an
+  // entry a thread (long_windows_on).
+  const ListedWindows<Mem> windows{window_rows};
+  const LongWindows<Mem> lw = long_windows_on(exec, A, windows, W);
   p.window_tile_offset = typename Pattern::template View1<int>("rsh::window_tile_offset", W + 1);
   const auto window_tile_offset = p.window_tile_offset;
   Kokkos::parallel_for(
       "rsh::inspect::count_tiles", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        int64_t values = 0;
-        const int distinct = merge_window_columns(row_map, entries, &window_rows(8 * w),
-                                                  [&](int, int, int64_t, bool first) { values += first; });
+        int rows[8];
+        windows(w, rows);
+        if (window_nnz(row_map, rows) > kLongWindowNnz) return;
+        const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
         window_tile_offset(w) = (distinct + 7) / 8;
-        window_values(w) = values;
       });
+  Kokkos::parallel_for(
+      "rsh::inspect::count_long_tiles", Range64<ExecSpace>(exec, 0, lw.count()),
+      KOKKOS_LAMBDA(const int64_t l) { window_tile_offset(lw.window(l)) = (lw.distinct(l) + 7) / 8; });
   const int T = checked(8 * exclusive_scan(
                                 exec, "rsh::inspect::tile_offsets", W, window_tile_offset,
                                 KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); }),
                         "8 x tiles") /
                 8;
-  const int64_t tile_nnz = exclusive_scan(
-      exec, "rsh::inspect::value_offsets", W, window_values,
-      KOKKOS_LAMBDA(const int64_t w) { return window_values(w); });
-  checked(tile_nnz, "tile values");
   // (The scans read their counts before writing the offsets in the same slots: each i reads count(i)
   // in the pass that writes offsets(i), and reads no other slot.)
 
-  // Columns, bitmaps and value offsets of each window's tiles, and every value's slot.
-  p.tile_cols = typename Pattern::template View1<int>("rsh::tile_cols", 8 * int64_t(T));
+  // Columns and bitmaps of each window's tiles, the tiles' value offsets, then every value's slot.
+  p.tile_cols = typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::tile_cols"),
+                                                      8 * int64_t(T));
+  Kokkos::deep_copy(exec, p.tile_cols, -1);
   p.tile_bitmap = typename Pattern::template View1<uint64_t>("rsh::tile_bitmap", T);
   p.tile_val_offset = typename Pattern::template View1<int>("rsh::tile_val_offset", T + 1);
   p.value_dest = typename Pattern::template View1<int64_t>(
@@ -67,27 +72,24 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto tile_val_offset = p.tile_val_offset;
   const auto value_dest = p.value_dest;
   const SortedCrs<Mem> a = A;
-  Kokkos::parallel_for(
-      "rsh::inspect::fill_tiles", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        const int* rows = &window_rows(8 * w);
-        const int t0 = window_tile_offset(w), t1 = window_tile_offset(w + 1);
-        for (int64_t j = 8 * int64_t(t0); j < 8 * int64_t(t1); ++j) tile_cols(j) = -1;
-        merge_window_columns(row_map, entries, rows, [&](int local, int i, int64_t k, bool) {
-          const int t = t0 + local / 8;
-          tile_cols(8 * int64_t(t) + local % 8) = entries(k);
-          tile_bitmap(t) |= uint64_t(1) << (8 * i + local % 8);
-        });
-        int64_t offset = window_values(w);
-        for (int t = t0; t < t1; ++t) {
-          tile_val_offset(t) = static_cast<int>(offset);
-          offset += popcount64(tile_bitmap(t));
-        }
-        merge_window_columns(row_map, entries, rows, [&](int local, int i, int64_t k, bool) {
-          const int t = t0 + local / 8, bit = 8 * i + local % 8;
-          value_dest(a.user_position(k)) = tile_val_offset(t) + popcount64(tile_bitmap(t) & ((uint64_t(1) << bit) - 1));
-        });
-        if (w == W - 1) tile_val_offset(t1) = static_cast<int>(offset);
-      });
+  // Entry (window slot i, position k) with its column's rank `local` in window w.
+  auto place = KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k, bool first) {
+    const int t = window_tile_offset(w) + local / 8;
+    if (first) Kokkos::atomic_or(&tile_bitmap(t), uint64_t(1) << (8 * i + local % 8));
+    tile_cols(8 * int64_t(t) + local % 8) = entries(k);  // (the entries of one column write the same)
+  };
+  auto slot = KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k) {
+    const int t = window_tile_offset(w) + local / 8, bit = 8 * i + local % 8;
+    value_dest(a.user_position(k)) = tile_val_offset(t) + popcount64(tile_bitmap(t) & ((uint64_t(1) << bit) - 1));
+  };
+  for_each_window_entry(exec, "rsh::inspect::fill_tiles", A, windows, W, lw, place);
+  const int64_t tile_nnz = exclusive_scan(
+      exec, "rsh::inspect::value_offsets", T, tile_val_offset,
+      KOKKOS_LAMBDA(const int64_t t) { return int64_t(popcount64(tile_bitmap(t))); });
+  checked(tile_nnz, "tile values");
+  for_each_window_entry(
+      exec, "rsh::inspect::value_slots", A, windows, W, lw,
+      KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k, bool) { slot(w, local, i, k); });
 
   // Residual CSR: rows in partition order, their slots after the tiles'.
   const int R = static_cast<int>(roles.res_rows.extent(0));

@@ -1,7 +1,7 @@
 #pragma once
 // Matrix statistics (MatrixStats) computed on the inspector's execution space.
 #include "impl/RshSparse_stats_impl.hpp"
-#include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_long_windows_on.hpp"
 
 namespace rsh {
 namespace impl {
@@ -36,16 +36,9 @@ MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::
 
   s.natural_windows = (A.num_rows + 7) / 8;
   const int64_t n = A.num_rows;
-  const Tally windows = tally(
-      exec, "rsh::inspect::natural_windows", s.natural_windows, KOKKOS_LAMBDA(const int64_t w, Tally& t) {
-        int rows[8];
-        natural_window(w, n, rows);
-        const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
-        t.sum[0] += distinct;
-        t.sum[1] += (distinct + 7) / 8;
-      });
-  s.mean_window_distinct_cols = s.natural_windows ? double(windows.sum[0]) / double(s.natural_windows) : 0.0;
-  s.mean_nnz_per_tile = windows.sum[1] ? double(A.nnz) / double(windows.sum[1]) : 0.0;
+  const auto windows = window_tiles_on(exec, A, NaturalWindows{n}, s.natural_windows);
+  s.mean_window_distinct_cols = s.natural_windows ? double(windows.second) / double(s.natural_windows) : 0.0;
+  s.mean_nnz_per_tile = windows.first ? double(A.nnz) / double(windows.first) : 0.0;
   return s;
 }
 

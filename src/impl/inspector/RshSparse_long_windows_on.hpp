@@ -1,0 +1,227 @@
+#pragma once
+// The distinct columns of long row windows, computed an entry a thread.
+// One thread merging a window's 8 sorted rows (merge_window_columns) is
+// linear in the window's nonzeros, and on power-law graphs a few windows of
+// hub rows hold a large share of all nonzeros: their merge would be the
+// whole inspection's critical path. Windows holding more than
+// kLongWindowNnz nonzeros are done here instead, every stored entry on its
+// own thread: an entry owns its column when no earlier row of the window
+// and no earlier position of its row holds it, and a column's rank among the
+// window's distinct columns is the number of owners of smaller columns,
+// read off a scan of the owner flags by a binary search in each row.
+#include "impl/inspector/RshSparse_sorted_crs.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// Windows with more nonzeros than this are long (merged an entry a thread, not a window a thread).
+constexpr int64_t kLongWindowNnz = 2048;
+
+/// Window w of the natural order: rows 8w .. 8w + 7 (-1 past the end).
+struct NaturalWindows {
+  int64_t num_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(int64_t w, int* rows) const { natural_window(w, num_rows, rows); }
+};
+
+/// Window w of a partition: 8 listed row ids (-1 = padding).
+template <class MemorySpace>
+struct ListedWindows {
+  View1<int, MemorySpace> window_rows;
+  KOKKOS_INLINE_FUNCTION void operator()(int64_t w, int* rows) const {
+    for (int i = 0; i < 8; ++i) rows[i] = window_rows(8 * w + i);
+  }
+};
+
+/// Nonzeros of the window with rows `rows`.
+template <class RowMap>
+KOKKOS_INLINE_FUNCTION int64_t window_nnz(const RowMap& row_map, const int* rows) {
+  int64_t nz = 0;
+  for (int i = 0; i < 8; ++i)
+    if (rows[i] >= 0) nz += row_map(rows[i] + 1) - row_map(rows[i]);
+  return nz;
+}
+
+/// First position in [lo, hi) of entries whose column is >= col.
+template <class Entries>
+KOKKOS_INLINE_FUNCTION int64_t lower_bound(const Entries& entries, int64_t lo, int64_t hi, int col) {
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (entries(mid) < col)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/// The long windows of a window list and, for each of their stored entries (the window's rows' entries
+/// one row after the other: its "elements"), the rank of its column among the window's distinct columns.
+template <class MemorySpace>
+struct LongWindows {
+  View1<int64_t, MemorySpace> window;  ///< the long windows' ids, increasing
+  View1<int64_t, MemorySpace> offset;  ///< first element of each long window; one past the last at the end
+  View1<int64_t, MemorySpace> owners;  ///< owner elements before each element (exclusive scan), one past at the end
+  View1<int, MemorySpace> rank;        ///< per element: its column's rank in its window
+  int64_t count() const { return static_cast<int64_t>(window.extent(0)); }
+  int64_t elements() const { return static_cast<int64_t>(rank.extent(0)); }
+  /// Distinct columns of long window l.
+  KOKKOS_INLINE_FUNCTION int distinct(int64_t l) const {
+    return static_cast<int>(owners(offset(l + 1)) - owners(offset(l)));
+  }
+};
+
+/// Where element e lies: its long window l, its row slot i in the window and its position k in A.
+struct ElementAt {
+  int64_t l, k;
+  int i;
+};
+
+template <class MemorySpace, class RowMap, class Windows>
+KOKKOS_INLINE_FUNCTION ElementAt element_at(const LongWindows<MemorySpace>& lw, const RowMap& row_map,
+                                            const Windows& windows, int64_t e, int* rows) {
+  int64_t lo = 0, hi = lw.count() - 1;  // the last l with offset(l) <= e
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (lw.offset(mid) <= e)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  windows(lw.window(lo), rows);
+  int64_t within = e - lw.offset(lo);
+  for (int i = 0; i < 8; ++i) {
+    if (rows[i] < 0) continue;
+    const int64_t len = row_map(rows[i] + 1) - row_map(rows[i]);
+    if (within < len) return {lo, row_map(rows[i]) + within, i};
+    within -= len;
+  }
+  return {lo, -1, -1};  // unreachable for e < elements()
+}
+
+/// Finds the long windows among windows 0 .. num_windows - 1 of sorted A and ranks their elements' columns.
+template <class ExecSpace, class Windows>
+LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& exec,
+                                                              const SortedCrs<typename ExecSpace::memory_space>& A,
+                                                              const Windows& windows, int64_t num_windows) {
+  using Mem = typename ExecSpace::memory_space;
+  LongWindows<Mem> lw;
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  View1<int64_t, Mem> slot(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::slot"), num_windows + 1);
+  const int64_t L = exclusive_scan(
+      exec, "rsh::inspect::long_windows", num_windows, slot, KOKKOS_LAMBDA(const int64_t w) {
+        int rows[8];
+        windows(w, rows);
+        return int64_t(window_nnz(row_map, rows) > kLongWindowNnz);
+      });
+  lw.window = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::window"), L);
+  lw.offset = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::offset"), L + 1);
+  const auto window = lw.window;
+  Kokkos::parallel_for(
+      "rsh::inspect::list_long_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
+        if (slot(w + 1) != slot(w)) window(slot(w)) = w;
+      });
+  const int64_t E = exclusive_scan(
+      exec, "rsh::inspect::long_window_offsets", L, lw.offset, KOKKOS_LAMBDA(const int64_t l) {
+        int rows[8];
+        windows(window(l), rows);
+        return window_nnz(row_map, rows);
+      });
+  lw.owners = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::owners"), E + 1);
+  lw.rank = View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::rank"), E);
+  if (L == 0) {
+    Kokkos::deep_copy(lw.owners, int64_t(0));
+    return lw;
+  }
+  const LongWindows<Mem> c = lw;
+  const auto owners = lw.owners;
+  const auto rank = lw.rank;
+  // An element owns its column if it is the column's first position in its row and no earlier row holds it.
+  Kokkos::parallel_for(
+      "rsh::inspect::long_window_owners", Range64<ExecSpace>(exec, 0, E), KOKKOS_LAMBDA(const int64_t e) {
+        int rows[8];
+        const ElementAt at = element_at(c, row_map, windows, e, rows);
+        const int col = entries(at.k);
+        bool owner = at.k == row_map(rows[at.i]) || entries(at.k - 1) != col;
+        for (int j = 0; j < at.i && owner; ++j) {
+          if (rows[j] < 0) continue;
+          const int64_t q = lower_bound(entries, row_map(rows[j]), row_map(rows[j] + 1), col);
+          owner = !(q < row_map(rows[j] + 1) && entries(q) == col);
+        }
+        owners(e) = owner;
+      });
+  exclusive_scan(
+      exec, "rsh::inspect::long_window_owner_scan", E, owners, KOKKOS_LAMBDA(const int64_t e) { return owners(e); });
+  // A column's rank: the owners of smaller columns, row by row (each row's owners are a contiguous range).
+  Kokkos::parallel_for(
+      "rsh::inspect::long_window_ranks", Range64<ExecSpace>(exec, 0, E), KOKKOS_LAMBDA(const int64_t e) {
+        int rows[8];
+        const ElementAt at = element_at(c, row_map, windows, e, rows);
+        const int col = entries(at.k);
+        int64_t base = c.offset(at.l), smaller = 0;
+        for (int j = 0; j < 8; ++j) {
+          if (rows[j] < 0) continue;
+          const int64_t begin = row_map(rows[j]), end = row_map(rows[j] + 1);
+          const int64_t q = lower_bound(entries, begin, end, col);
+          smaller += owners(base + (q - begin)) - owners(base);
+          base += end - begin;
+        }
+        rank(e) = static_cast<int>(smaller);
+      });
+  return lw;
+}
+
+/// f(w, local, i, k, first) for every stored entry k of row slot i of windows 0 .. num_windows - 1, `local`
+/// its column's rank in window w and `first` false for a row's repeats of a column (as merge_window_columns
+/// visits them; here in no particular order, so f must not depend on it). `lw` are the long windows.
+template <class ExecSpace, class Windows, class F>
+void for_each_window_entry(const ExecSpace& exec, const char* label,
+                           const SortedCrs<typename ExecSpace::memory_space>& A, const Windows& windows,
+                           int64_t num_windows, const LongWindows<typename ExecSpace::memory_space>& lw, const F& f) {
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  Kokkos::parallel_for(
+      label, Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
+        int rows[8];
+        windows(w, rows);
+        if (window_nnz(row_map, rows) > kLongWindowNnz) return;
+        merge_window_columns(row_map, entries, rows,
+                             [&](int local, int i, int64_t k, bool first) { f(w, local, i, k, first); });
+      });
+  Kokkos::parallel_for(
+      label, Range64<ExecSpace>(exec, 0, lw.elements()), KOKKOS_LAMBDA(const int64_t e) {
+        int rows[8];
+        const ElementAt at = element_at(lw, row_map, windows, e, rows);
+        const bool first = at.k == row_map(rows[at.i]) || entries(at.k - 1) != entries(at.k);
+        f(lw.window(at.l), lw.rank(e), at.i, at.k, first);
+      });
+}
+
+/// Tiles (distinct columns / 8, rounded up) summed over windows 0 .. num_windows - 1, and the distinct
+/// columns summed.
+template <class ExecSpace, class Windows>
+Kokkos::pair<int64_t, int64_t> window_tiles_on(const ExecSpace& exec,
+                                               const SortedCrs<typename ExecSpace::memory_space>& A,
+                                               const Windows& windows, int64_t num_windows) {
+  const LongWindows<typename ExecSpace::memory_space> lw = long_windows_on(exec, A, windows, num_windows);
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  const Tally shorts = tally(
+      exec, "rsh::inspect::window_tiles", num_windows, KOKKOS_LAMBDA(const int64_t w, Tally& t) {
+        int rows[8];
+        windows(w, rows);
+        if (window_nnz(row_map, rows) > kLongWindowNnz) return;
+        const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
+        t.sum[0] += (distinct + 7) / 8;
+        t.sum[1] += distinct;
+      });
+  const Tally longs = tally(
+      exec, "rsh::inspect::long_window_tiles", lw.count(), KOKKOS_LAMBDA(const int64_t l, Tally& t) {
+        t.sum[0] += (lw.distinct(l) + 7) / 8;
+        t.sum[1] += lw.distinct(l);
+      });
+  return {shorts.sum[0] + longs.sum[0], shorts.sum[1] + longs.sum[1]};
+}
+
+}  // namespace impl
+}  // namespace rsh

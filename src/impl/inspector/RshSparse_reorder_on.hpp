@@ -1,0 +1,105 @@
+#pragma once
+// The row order of the inspector on its execution space: MinHash and kAuto's
+// choice run where A's views live; the host reorderings (Locality and the
+// load / mask permutations) from a host copy of A's pattern.
+#include <vector>
+
+#include "impl/RshSparse_reorder_impl.hpp"
+#include "impl/RshSparse_reorder_select_impl.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
+#include "impl/inspector/RshSparse_long_windows_on.hpp"
+#include "impl/inspector/RshSparse_minhash_order_on.hpp"
+#include "impl/inspector/RshSparse_partition_on.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// What the kernels would do with A partitioned under `options` in `order` (empty = identity).
+template <class ExecSpace>
+OrderCost order_cost_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
+                        const View1<const int, typename ExecSpace::memory_space>& order, const Options& options) {
+  using Mem = typename ExecSpace::memory_space;
+  const RowRoles<Mem> roles = partition_on(exec, A, order, options);
+  const auto row_map = A.row_map;
+  const auto res_rows = roles.res_rows;
+  OrderCost c;
+  c.windows = roles.num_windows();
+  c.tiles = window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows).first;
+  c.residual_rows = static_cast<int64_t>(res_rows.extent(0));
+  c.residual_nnz =
+      tally(
+          exec, "rsh::inspect::order_cost_residual", c.residual_rows,
+          KOKKOS_LAMBDA(const int64_t j, Tally& t) { t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j)); })
+          .sum[0];
+  return c;
+}
+
+/// A row order on the inspector's space and the policy that made it.
+template <class MemorySpace>
+struct RowOrderOf {
+  Reorder policy = Reorder::kNone;
+  View1<const int, MemorySpace> order;                    ///< position -> row; empty = identity
+  std::vector<std::pair<Reorder, OrderCost>> considered;  ///< kAuto: each candidate's predicted work
+};
+
+/// Reorder::kAuto (see kAutoCandidates): the candidate predicting the least work, if it repays its cost.
+template <class ExecSpace>
+RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& exec,
+                                                               const SortedCrs<typename ExecSpace::memory_space>& A,
+                                                               const Options& options) {
+  using Mem = typename ExecSpace::memory_space;
+  RowOrderOf<Mem> best;
+  if (!(options.expected_multiplies >= 0))
+    throw std::invalid_argument("rsh::Options: expected_multiplies = " + std::to_string(options.expected_multiplies) +
+                                " must be >= 0");
+  Options partition_only = options;
+  partition_only.reorder = Reorder::kNone;
+  const OrderCost identity = order_cost_on(exec, A, View1<const int, Mem>(), partition_only);
+  best.considered.push_back({Reorder::kNone, identity});
+  const View1<const int, Mem> minhash = minhash_order_on(exec, A);
+  const OrderCost hashed = order_cost_on(exec, A, minhash, partition_only);
+  best.considered.push_back({Reorder::kMinHash, hashed});
+  const double gain = identity.cost() > 0 ? 1.0 - hashed.cost() / identity.cost() : 0.0;
+  if (gain >= kAutoMinGain && gain * options.expected_multiplies >= kMinHashCostMultiplies) {
+    best.policy = Reorder::kMinHash;
+    best.order = minhash;
+  }
+  return best;
+}
+
+/// The row order options.reorder asks for, on `exec`.
+template <class ExecSpace>
+RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
+                                                          const SortedCrs<typename ExecSpace::memory_space>& A,
+                                                          const Options& options) {
+  using Mem = typename ExecSpace::memory_space;
+  RowOrderOf<Mem> out;
+  switch (options.reorder) {
+    case Reorder::kNone:
+      return out;
+    case Reorder::kMinHash:
+      out.policy = Reorder::kMinHash;
+      out.order = minhash_order_on(exec, A);
+      return out;
+    case Reorder::kAuto:
+      return select_reorder_on(exec, A, options);
+    default:
+      break;
+  }
+  HostCrs host;  // A's pattern on the host, for the host reorderings
+  host.num_rows = A.num_rows, host.num_cols = A.num_cols;
+  const auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_map);
+  const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.entries);
+  host.row_map.assign(row_map.data(), row_map.data() + row_map.extent(0));
+  host.entries.assign(entries.data(), entries.data() + entries.extent(0));
+  host.values.assign(host.entries.size(), 1.0);
+  const std::vector<int> host_order = row_order(host, options);
+  out.policy = host_order.empty() ? Reorder::kNone : options.reorder;  // Locality may keep the given order
+  View1<int, Mem> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::order"), host_order.size());
+  Kokkos::deep_copy(order, HostArray<const int>(host_order.data(), host_order.size()));
+  out.order = order;
+  return out;
+}
+
+}  // namespace impl
+}  // namespace rsh
