@@ -14,9 +14,9 @@
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
 //                        (default None). With more than one, every policy is timed in the same process
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
-//   --rsh_max_tiles=T    Options::max_tiles_per_item (default: the Options default)
-//   --rsh_max_res=R      Options::max_residual_nnz_per_item (default: the Options default)
-//   --rsh_piece_res=P    Options::residual_piece_nnz (default: the Options default, chosen per matrix)
+//   --rsh_max_tiles=T    Options::tuning.max_tiles_per_item (default: the Options default)
+//   --rsh_max_res=R      Options::tuning.max_residual_nnz_per_item (default: the Options default)
+//   --rsh_piece_res=P    Options::tuning.residual_piece_nnz (default: the Options default, chosen per matrix)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
 //   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
 //   --rsh_res_features=V features per residual lane (8, or 4 for FP32; default: the planner's choice)
@@ -262,9 +262,9 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
-  const std::map<std::string, int*> ints = {{"--rsh_max_tiles=", &cfg.options.max_tiles_per_item},
-                                            {"--rsh_max_res=", &cfg.options.max_residual_nnz_per_item},
-                                            {"--rsh_piece_res=", &cfg.options.residual_piece_nnz},
+  const std::map<std::string, int*> ints = {{"--rsh_max_tiles=", &cfg.options.tuning.max_tiles_per_item},
+                                            {"--rsh_max_res=", &cfg.options.tuning.max_residual_nnz_per_item},
+                                            {"--rsh_piece_res=", &cfg.options.tuning.residual_piece_nnz},
                                             {"--rsh_k=", &cfg.kernel.warps_per_item},
                                             {"--rsh_res_lanes=", &cfg.kernel.residual_lanes},
                                             {"--rsh_dense_cluster=", &cfg.kernel.dense_cluster},
@@ -328,9 +328,10 @@ int main(int argc, char** argv) {
   std::string reorders;
   for (Reorder r : cfg.reorders) reorders += (reorders.empty() ? "" : ",") + std::string(reorder_name(r));
   benchmark::AddCustomContext("reorder", reorders);
-  benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.max_tiles_per_item));
-  benchmark::AddCustomContext("max_residual_nnz_per_item", std::to_string(cfg.options.max_residual_nnz_per_item));
-  benchmark::AddCustomContext("residual_piece_nnz", std::to_string(cfg.options.residual_piece_nnz));
+  benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.tuning.max_tiles_per_item));
+  benchmark::AddCustomContext("max_residual_nnz_per_item",
+                              std::to_string(cfg.options.tuning.max_residual_nnz_per_item));
+  benchmark::AddCustomContext("residual_piece_nnz", std::to_string(cfg.options.tuning.residual_piece_nnz));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

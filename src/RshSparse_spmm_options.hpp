@@ -46,9 +46,9 @@ enum class Reorder {
 /// Parameters of the reorderings.
 struct ReorderOptions {
   /// Locality: column weight d_j^-alpha (alpha > 0: rare columns count more). Every shared
-  /// column saves a tile slot alike: plain Jaccard (0) with hub windows and rescoring predicted
-  /// less kernel work than the paper's alpha = 1 on the 36 shared graphs and meshes and raised
-  /// density on R-MAT where alpha = 1 lowered it (perf_tests/results/h100_2026-11-23c.md).
+  /// column saves a tile slot alike, so plain Jaccard (0) is the default: with hub windows and
+  /// rescoring it predicted less kernel work than the paper's alpha = 1 on the shared graphs and
+  /// meshes, and raised tile density on R-MAT where alpha = 1 lowered it.
   double alpha = 0.0;
   int neighbours = 8;       ///< Locality: k of the kNN graph
   int max_postings = 1024;  ///< columns (blocks) shared by more rows (hubs) are not scanned whole for candidates
@@ -79,16 +79,11 @@ enum class SpmmAlgorithm {
   kPortable,  ///< the portable Kokkos kernels on any execution space
 };
 
-struct Options {
-  /// kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix by predicted kernel time; past the
-  /// model's range (2.2M nonzeros) RowStructured for FP16 and CudaCoreOnly for TF32, as measured.
-  Partition partition = Partition::kAuto;
-  Reorder reorder = Reorder::kAuto;
-  ReorderOptions reorder_options;
-  /// How many multiplies the handle expects to run with one analysis: what kAuto weighs a reordering's
-  /// cost against (a reordering that saves 5% of each multiply and costs 4 multiplies pays after 80).
-  /// The default suits a solver or a training run; a handful of calls should say so.
-  double expected_multiplies = 100;
+namespace Experimental {
+
+/// Tuning knobs of the inspector that no planner chooses: for experiments and the benchmarks; their
+/// defaults are what the planner was fitted with.
+struct Tuning {
   /// RowStructured: a row with nnz <= tau_nnz that adds fewer than tau_inc
   /// new columns to its window goes to the residual (RSH-SpMM Alg. 1). The
   /// paper's plateau (Fig. 14) is tau_nnz in [2, 4].
@@ -96,12 +91,10 @@ struct Options {
   int tau_inc = 5;
   /// Work-item bounds: longer windows / residual rows are split. Pieces of a
   /// residual row of up to 8 pieces are summed in one CTA; pieces of windows
-  /// and of longer rows add with atomics. A residual item is one lane
-  /// group walking its nonzeros in sequence, so long rows must be cut short:
-  /// CudaCoreOnly on the H100 suite (FP16, N = 128) went from 0.39x of
-  /// cuSPARSE at 1024 to 0.55x at 128, 0.81x at 32, 0.87x at 16 and 0.89x at 8;
-  /// 16 was best where the partition is chosen per matrix
-  /// (perf_tests/results/h100_2026-11-22c.md).
+  /// and of longer rows add with atomics. A residual item is one lane group
+  /// walking its nonzeros in sequence, and a row's time is its longest item's
+  /// chain of dependent loads, so long rows are cut short (16 measured best
+  /// where the partition is chosen per matrix).
   int max_tiles_per_item = 64;
   int max_residual_nnz_per_item = 16;
   /// Residual item length for rows of up to 8 x max_residual_nnz_per_item
@@ -112,6 +105,22 @@ struct Options {
   /// the longest item's chain of dependent loads; on a large one fewer items
   /// fill the last wave of CTAs better), the other partitions the maximum.
   int residual_piece_nnz = 0;
+};
+
+}  // namespace Experimental
+
+struct Options {
+  /// kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix by predicted kernel time; past the
+  /// model's range (2.2M nonzeros) RowStructured for FP16 and CudaCoreOnly for TF32, as measured.
+  Partition partition = Partition::kAuto;
+  Reorder reorder = Reorder::kAuto;
+  ReorderOptions reorder_options;
+  /// How many multiplies the handle expects to run with one analysis: what kAuto weighs a reordering's
+  /// cost against (a reordering that saves 5% of each multiply and costs 4 multiplies pays after 80).
+  /// The default suits a solver or a training run; a handful of calls should say so.
+  double expected_multiplies = 100;
+  /// Thresholds and work-item sizes no planner chooses (their defaults are the measured best).
+  Experimental::Tuning tuning;
   SpmmAlgorithm algorithm = SpmmAlgorithm::kDefault;
   /// float on the CUDA backend: false (the default) keeps FP32-level accuracy, as KokkosSparse::spmv
   /// gives (Tensor-Core tiles split each operand into two TF32 parts, 3xTF32; CUDA cores run FP32);

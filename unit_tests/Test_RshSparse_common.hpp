@@ -23,8 +23,8 @@ const Partition kAllPartitions[] = {Partition::kRowStructured, Partition::kTenso
 inline Options options(Partition p, int max_tiles = 64, int max_residual_nnz = 1024) {
   Options o;
   o.partition = p;
-  o.max_tiles_per_item = max_tiles;
-  o.max_residual_nnz_per_item = max_residual_nnz;
+  o.tuning.max_tiles_per_item = max_tiles;
+  o.tuning.max_residual_nnz_per_item = max_residual_nnz;
   return o;
 }
 

@@ -46,8 +46,8 @@ const ArithmeticCase kArithmetics[] = {{2, false, rsh::impl::Arithmetic::kFp16},
 /// store-once items are empty padding; atomic pieces are short.
 void check_residual_items(const rsh::Options& opt, const HostPattern& p) {
   using rsh::impl::kResidualPieceAlign;
-  const int max_len = opt.max_residual_nnz_per_item;  // atomic pieces; others up to the piece length
-  const int max_piece = std::max(max_len, opt.residual_piece_nnz ? opt.residual_piece_nnz : 2 * max_len);
+  const int max_len = opt.tuning.max_residual_nnz_per_item;  // atomic pieces; others up to the piece length
+  const int max_piece = std::max(max_len, opt.tuning.residual_piece_nnz ? opt.tuning.residual_piece_nnz : 2 * max_len);
   std::vector<int> nz_cover(p.res_cols.extent(0), 0), headed(p.res_num_items(), 0);
   for (int i = 0; i < p.res_num_items(); ++i) {
     const int len = p.res_item_end(i) - p.res_item_begin(i);
@@ -156,7 +156,7 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
     const int w = p.tc_item_window(i);
     EXPECT_GE(p.tc_item_tile_begin(i), p.window_tile_offset(w));
     EXPECT_LE(p.tc_item_tile_end(i), p.window_tile_offset(w + 1));
-    EXPECT_LE(p.tc_item_tile_end(i) - p.tc_item_tile_begin(i), opt.max_tiles_per_item);
+    EXPECT_LE(p.tc_item_tile_end(i) - p.tc_item_tile_begin(i), opt.tuning.max_tiles_per_item);
     const bool whole =
         p.tc_item_tile_begin(i) == p.window_tile_offset(w) && p.tc_item_tile_end(i) == p.window_tile_offset(w + 1);
     EXPECT_EQ(i < p.tc_num_unsplit, whole);
@@ -302,7 +302,7 @@ TEST(RsTileBuilder, ExactMultiplesOfTheSplitSizes) {
   EXPECT_EQ(p.tc_num_unsplit, 2);                     // 2 tiles fit one item of 2; so does the 1-tile window
   EXPECT_EQ(p.tc_num_items() - p.tc_num_unsplit, 8);  // the 128-column window: 16 tiles in 8 pieces
   rsh::Options whole_pieces = options(rsh::Partition::kCudaCoreOnly, 2, 64);
-  whole_pieces.residual_piece_nnz = 64;  // not a shorter piece by the time model
+  whole_pieces.tuning.residual_piece_nnz = 64;  // not a shorter piece by the time model
   const HostPattern q = check_invariants(A, whole_pieces);
   EXPECT_EQ(q.res_num_local, q.res_num_items());  // the 128-long row: two pieces of 64 summed in one CTA
   int heads_of_two = 0;
@@ -353,7 +353,7 @@ TEST(RsTileBuilder, ShortResidualPiecesUpToEightPerRow) {
   for (int r = 0; r <= 140; ++r)
     for (int c = 0; c < r; ++c) coo.push_back({r, (7 * c + r) % 200, 1.0});
   rsh::Options o = options(rsh::Partition::kCudaCoreOnly, 64, 16);
-  o.residual_piece_nnz = 4;
+  o.tuning.residual_piece_nnz = 4;
   const HostPattern p = check_invariants(rsh::impl::coo_to_crs(141, 200, coo), o);
   for (int i = 0; i < p.res_num_items(); ++i) {
     const int row = p.res_item_row(i), len = p.res_ptr(row + 1) - p.res_ptr(row);
@@ -375,7 +375,7 @@ TEST(RsTileBuilder, ResidualPieceLengthByTheTimeModel) {
     EXPECT_EQ(rsh::impl::residual_piece_nnz(large, o, rsh::Partition::kCudaCoreOnly, c.arith), 16);
     EXPECT_EQ(rsh::impl::residual_piece_nnz(tiny, o, rsh::Partition::kRowStructured, c.arith), 16);
     rsh::Options fixed = o;
-    fixed.residual_piece_nnz = 8;
+    fixed.tuning.residual_piece_nnz = 8;
     EXPECT_EQ(rsh::impl::residual_piece_nnz(large, fixed, rsh::Partition::kCudaCoreOnly, c.arith), 8);
   }
   // Many rows of 45 (as EX5): two pieces a row fill the GPU's last wave of CTAs better than three.
@@ -500,10 +500,10 @@ TEST(RsTileBuilder, RejectsMalformedCsr) {
   bad_nnz.row_map.back() += 1;
   EXPECT_THROW(rsh::impl::inspect(bad_nnz, rsh::Options(), "test"), std::invalid_argument);
   rsh::Options zero;
-  zero.max_tiles_per_item = 0;
+  zero.tuning.max_tiles_per_item = 0;
   EXPECT_THROW(rsh::impl::inspect(A, zero, "test"), std::invalid_argument);
   rsh::Options bad_piece;
-  bad_piece.residual_piece_nnz = -1;
+  bad_piece.tuning.residual_piece_nnz = -1;
   EXPECT_THROW(rsh::impl::inspect(A, bad_piece, "test"), std::invalid_argument);
 }
 

@@ -51,7 +51,7 @@ struct CudaCoreCost {
 /// CudaCoreOnly's cost with pieces of piece_nnz (rows of A as stored).
 CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len);
 
-/// The residual piece length for `partition`: options.residual_piece_nnz when
+/// The residual piece length for `partition`: options.tuning.residual_piece_nnz when
 /// set; else for CudaCoreOnly the one of 4, 8, max_residual_nnz_per_item and
 /// twice that the model predicts fastest, for the others max_residual_nnz_per_item.
 CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, Arithmetic arith);

@@ -86,11 +86,12 @@ KOKKOS_INLINE_FUNCTION ResidualCut residual_cut(int64_t len, int piece_nnz, int 
 
 /// Throws std::invalid_argument unless Options' work-item bounds are valid.
 inline void check_item_bounds(const Options& options) {
-  const int max_len = options.max_residual_nnz_per_item, piece = options.residual_piece_nnz;
-  if (options.max_tiles_per_item < 1 || max_len < 1 || piece < 0)
-    throw std::invalid_argument("rsh::Options: max_tiles_per_item = " + std::to_string(options.max_tiles_per_item) +
-                                " and max_residual_nnz_per_item = " + std::to_string(max_len) +
-                                " must be >= 1, residual_piece_nnz = " + std::to_string(piece) + " >= 0");
+  const int max_len = options.tuning.max_residual_nnz_per_item, piece = options.tuning.residual_piece_nnz;
+  if (options.tuning.max_tiles_per_item < 1 || max_len < 1 || piece < 0)
+    throw std::invalid_argument(
+        "rsh::Options: max_tiles_per_item = " + std::to_string(options.tuning.max_tiles_per_item) +
+        " and max_residual_nnz_per_item = " + std::to_string(max_len) +
+        " must be >= 1, residual_piece_nnz = " + std::to_string(piece) + " >= 0");
 }
 
 /// Copies every view of a pattern into another memory space.

@@ -41,7 +41,7 @@ inline Options portable_plan(Options options) {
   if (options.reorder == Reorder::kAuto) options.reorder = Reorder::kNone;
   if (options.partition != Partition::kAuto) return options;
   options.partition = Partition::kCudaCoreOnly;
-  options.max_residual_nnz_per_item = options.residual_piece_nnz = 1 << 28;
+  options.tuning.max_residual_nnz_per_item = options.tuning.residual_piece_nnz = 1 << 28;
   return options;
 }
 

@@ -62,8 +62,8 @@ struct LongWindows {
   View1<int64_t, MemorySpace> offset;  ///< first element of each long window; one past the last at the end
   View1<int64_t, MemorySpace> owners;  ///< owner elements before each element (exclusive scan), one past at the end
   View1<int, MemorySpace> rank;        ///< per element: its column's rank in its window
-  int64_t count() const { return static_cast<int64_t>(window.extent(0)); }
-  int64_t elements() const { return static_cast<int64_t>(rank.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int64_t count() const { return static_cast<int64_t>(window.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int64_t elements() const { return static_cast<int64_t>(rank.extent(0)); }
   /// Distinct columns of long window l.
   KOKKOS_INLINE_FUNCTION int distinct(int64_t l) const {
     return static_cast<int>(owners(offset(l + 1)) - owners(offset(l)));

@@ -31,14 +31,14 @@ CudaCoreCost cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map, int
   return c;
 }
 
-/// The piece length of CudaCoreOnly: options.residual_piece_nnz when set, else the one of 4, 8,
+/// The piece length of CudaCoreOnly: options.tuning.residual_piece_nnz when set, else the one of 4, 8,
 /// max_residual_nnz_per_item and twice that which the model predicts fastest.
 template <class ExecSpace, class RowMap>
 CudaCoreCost best_cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map, int64_t num_rows,
                                     const Options& options, Arithmetic arith) {
-  const int max_len = options.max_residual_nnz_per_item;
-  if (options.residual_piece_nnz != 0)
-    return cuda_core_cost_on(exec, row_map, num_rows, options.residual_piece_nnz, max_len);
+  const int max_len = options.tuning.max_residual_nnz_per_item;
+  if (options.tuning.residual_piece_nnz != 0)
+    return cuda_core_cost_on(exec, row_map, num_rows, options.tuning.residual_piece_nnz, max_len);
   CudaCoreCost best = cuda_core_cost_on(exec, row_map, num_rows, max_len, max_len);
   for (int piece : {4, 8, 2 * max_len})
     if (piece != max_len) {
@@ -52,8 +52,8 @@ CudaCoreCost best_cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map
 template <class ExecSpace, class RowMap>
 int residual_piece_nnz_on(const ExecSpace& exec, const RowMap& row_map, int64_t num_rows, const Options& options,
                           Partition partition, Arithmetic arith) {
-  if (options.residual_piece_nnz != 0) return options.residual_piece_nnz;
-  if (partition != Partition::kCudaCoreOnly) return options.max_residual_nnz_per_item;
+  if (options.tuning.residual_piece_nnz != 0) return options.tuning.residual_piece_nnz;
+  if (partition != Partition::kCudaCoreOnly) return options.tuning.max_residual_nnz_per_item;
   return best_cuda_core_cost_on(exec, row_map, num_rows, options, arith).piece_nnz;
 }
 

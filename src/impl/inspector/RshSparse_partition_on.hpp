@@ -132,7 +132,7 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
   };
   const bool tiles = options.partition != Partition::kCudaCoreOnly && options.partition != Partition::kDenseBlocks;
   const bool route = options.partition == Partition::kRowStructured || options.partition == Partition::kAuto;
-  const int tau_nnz = options.tau_nnz, tau_inc = options.tau_inc;
+  const int tau_nnz = options.tuning.tau_nnz, tau_inc = options.tuning.tau_inc;
 
   // Each row's choice. Alg. 1, line 16: a short row whose columns the next 7 rows mostly lack (|U_full| -
   // |U_excl| >= tau_inc new columns) gains nothing in a window.

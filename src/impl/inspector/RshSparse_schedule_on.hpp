@@ -107,7 +107,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   check_item_bounds(options);
   if (piece_nnz < 1)
     throw std::invalid_argument("rsh::inspect: residual piece of " + std::to_string(piece_nnz) + " nonzeros");
-  const int max_tiles = options.max_tiles_per_item, max_len = options.max_residual_nnz_per_item;
+  const int max_tiles = options.tuning.max_tiles_per_item, max_len = options.tuning.max_residual_nnz_per_item;
 
   // Tensor-Core items: whole windows first, then the pieces of longer ones.
   const int W = p.num_windows();
