@@ -1,6 +1,7 @@
 #pragma once
 // An owning device array (cudaMalloc / cudaFree), for the plan's format
-// buffers and for callers' B and C (tests, benchmarks). Host code only.
+// buffers and for callers' B and C (tests, benchmarks), and scratch in
+// stream order. Host code only.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -61,5 +62,26 @@ class DeviceArray {
   size_t count_ = 0;
 };
 
+namespace detail {
+
+/// Device memory in stream order (cudaMallocAsync: pooled, so a call after the first allocates nothing
+/// new), freed on the same stream when it goes out of scope. Never null, even for zero elements.
+template <class E>
+class StreamBuffer {
+ public:
+  StreamBuffer(size_t count, cudaStream_t stream) : stream_(stream) {
+    RSH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), sizeof(E) * (count ? count : 1), stream));
+  }
+  ~StreamBuffer() { cudaFreeAsync(ptr_, stream_); }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  E* get() const { return ptr_; }
+
+ private:
+  cudaStream_t stream_;
+  E* ptr_ = nullptr;
+};
+
+}  // namespace detail
 }  // namespace cuda
 }  // namespace rsh

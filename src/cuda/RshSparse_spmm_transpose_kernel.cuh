@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/RshSparse_cuda_device_array.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_dense_access.cuh"
 
@@ -75,24 +76,6 @@ void transpose(const Src* src, int64_t src_ld, int p_count, int q_count, Dst* ds
     throw std::runtime_error(std::string("rsh::cuda::spmm: launch of transpose_kernel failed: ") +
                              cudaGetErrorString(err));
 }
-
-/// Device memory in stream order (cudaMallocAsync: pooled, so a call after the first allocates nothing
-/// new), freed on the same stream when it goes out of scope. Never null, even for zero elements.
-template <class E>
-class StreamBuffer {
- public:
-  StreamBuffer(size_t count, cudaStream_t stream) : stream_(stream) {
-    RSH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), sizeof(E) * (count ? count : 1), stream));
-  }
-  ~StreamBuffer() { cudaFreeAsync(ptr_, stream_); }
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-  E* get() const { return ptr_; }
-
- private:
-  cudaStream_t stream_;
-  E* ptr_ = nullptr;
-};
 
 }  // namespace detail
 }  // namespace cuda

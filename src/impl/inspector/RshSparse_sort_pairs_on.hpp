@@ -2,14 +2,14 @@
 // Sorting (key, value) pairs by key on an execution space, ties in the given
 // order: the reordering's one global sort. Kokkos 3.4 has no sort of pairs on
 // an execution space (KOKKOS_COMPAT.md), so host spaces sort on the host and
-// Kokkos::Cuda takes CUB's radix sort (src/cuda, beside the multiply).
+// Kokkos::Cuda takes the raw CUDA API's radix sort (src/cuda, beside the multiply).
 #include <algorithm>
 #include <numeric>
 #include <type_traits>
 #include <vector>
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
 #include "cuda/RshSparse_sort_pairs_cuda.hpp"
 #endif
 
@@ -20,8 +20,10 @@ namespace impl {
 template <class ExecSpace, class Key, class Value>
 void sort_pairs(const ExecSpace& exec, const View1<Key, typename ExecSpace::memory_space>& keys,
                 const View1<Value, typename ExecSpace::memory_space>& values) {
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) return sort_pairs_cuda(exec, keys, values);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && std::is_same<Key, uint64_t>::value &&
+                std::is_same<Value, int>::value)
+    return cuda::sort_pairs(keys.data(), values.data(), static_cast<int64_t>(keys.extent(0)), exec.cuda_stream());
 #endif
   exec.fence();
   const auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), keys);
