@@ -36,6 +36,21 @@ inline uint64_t fresh_seed() {
 
 /// Random CSR: each row gets a length from [0, max_row_nnz]; columns uniform
 /// or clustered (clustered rows share columns, as in graphs with locality).
+/// A with each row's entries shuffled and every 7th entry a repeat of its predecessor's column (summed).
+inline impl::HostCrs shuffled_with_duplicates(impl::HostCrs A, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    const int64_t b = A.row_map[r], e = A.row_map[r + 1];
+    for (int64_t k = b + 1; k < e; k += 7) A.entries[k] = A.entries[k - 1];
+    for (int64_t k = e - 1; k > b; --k) {
+      const int64_t j = b + static_cast<int64_t>(rng() % uint64_t(k - b + 1));
+      std::swap(A.entries[k], A.entries[j]);
+      std::swap(A.values[k], A.values[j]);
+    }
+  }
+  return A;
+}
+
 inline impl::HostCrs random_crs(int rows, int cols, int max_row_nnz, uint64_t seed, bool clustered = false) {
   std::mt19937_64 rng(seed);
   std::vector<impl::CooEntry> coo;

@@ -213,7 +213,9 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const HostCrs rmat = rsh::impl::generate_rmat_host(11, 16, seed);
   const HostCrs wide = rsh::test::random_crs(70, 5000, 900, seed + 1);
-  for (const HostCrs* A : {&rmat, &wide}) {
+  // Rows longer than kLongRowNnz, unsorted with duplicates: sorted by the global sort.
+  const HostCrs unsorted = rsh::test::shuffled_with_duplicates(rsh::test::random_crs(30, 6000, 3000, seed + 2), seed);
+  for (const HostCrs* A : {&rmat, &wide, &unsorted}) {
     int64_t longest = 0;  // the test needs a long window
     for (int64_t w = 0; 8 * w < A->num_rows; ++w)
       longest = std::max<int64_t>(longest, A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)] - A->row_map[8 * w]);
@@ -224,8 +226,8 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
       // Stats of the natural windows count the same distinct columns as a plain count.
       int64_t distinct = 0;
       for (int64_t w = 0; 8 * w < A->num_rows; ++w) {
-        std::set<int> cols(A->entries.begin() + A->row_map[8 * w],
-                           A->entries.begin() + A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)]);
+        const std::set<int> cols(A->entries.begin() + A->row_map[8 * w],
+                                 A->entries.begin() + A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)]);
         distinct += static_cast<int64_t>(cols.size());
       }
       const auto stats = rsh::impl::inspect(*A, options(part, 3, 5), "test").stats;

@@ -5,19 +5,18 @@
 // similarity, so sorting by it brings rows that share columns next to each
 // other, into the same 8-row windows: each row joins the cluster of its
 // column with the smallest hash, as in a random-pivot clustering of the rows.
-// Equal signatures keep the given order, which keeps what locality the given
-// order has inside each cluster. Linear in the nonzeros plus one sort of the
-// rows.
+// Equal keys keep the given order. Linear in the nonzeros plus one sort of
+// the rows.
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 
 namespace rsh {
 namespace impl {
 
-/// A row's minimum of the column hash h over its columns; 2^31 - 1 + 1 for an empty row (sorts last).
+/// The minimum of h(col) over a row's columns; 2^63 for an empty row (sorts last).
 template <class RowMap, class Entries, class Hash>
-KOKKOS_INLINE_FUNCTION uint64_t row_min_hash(const RowMap& row_map, const Entries& entries, int64_t r, const Hash& h) {
-  uint64_t m = uint64_t(1) << 31;
+KOKKOS_INLINE_FUNCTION uint64_t row_min(const RowMap& row_map, const Entries& entries, int64_t r, const Hash& h) {
+  uint64_t m = uint64_t(1) << 63;
   for (int64_t k = row_map(r); k < row_map(r + 1); ++k) {
     const uint64_t v = h(entries(k));
     m = v < m ? v : m;
@@ -26,37 +25,52 @@ KOKKOS_INLINE_FUNCTION uint64_t row_min_hash(const RowMap& row_map, const Entrie
 }
 
 /// The rows of sorted A in MinHash order (position -> row); empty rows last, in their given order.
-/// The primary key is a two-hop MinHash: the smallest one-hop signature among the rows that share a
-/// column with the row, so rows joined by shared columns (a community, a group of rows drawing on the same
-/// columns, a neighbourhood of a mesh) sort together even where no single column is in all of them; the
-/// one-hop signature orders each such cluster, rows sharing their minimum column side by side.
+/// A row's one-hop signature is its column of smallest hash; its cluster is the smallest one-hop signature
+/// among the rows that share a column with it (two hops), so rows joined by shared columns (a community, a
+/// group of rows drawing on the same columns, a neighbourhood of a mesh) cluster together even where no
+/// single column is in all of them. Clusters keep the place of their first row in the given order (what
+/// locality between windows the given order has, say blocks of a block-diagonal matrix, survives); inside
+/// a cluster, rows sharing their one-hop column sit side by side.
 template <class ExecSpace>
 View1<int, typename ExecSpace::memory_space> minhash_order_on(const ExecSpace& exec,
                                                               const SortedCrs<typename ExecSpace::memory_space>& A) {
   using Mem = typename ExecSpace::memory_space;
   const int64_t n = A.num_rows;
+  constexpr uint64_t kNone = uint64_t(1) << 63;
+  // Signatures are (31-bit hash of a column) << 32 | column: the column that attains the minimum.
   View1<uint64_t, Mem> one_hop(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::one_hop"), n);
-  View1<uint64_t, Mem> signature(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::signature"), n);
   View1<uint64_t, Mem> column_min("rsh::minhash::column_min", A.num_cols);
+  View1<int64_t, Mem> cluster_first("rsh::minhash::cluster_first", A.num_cols);
+  View1<uint64_t, Mem> key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::key"), n);
   View1<int, Mem> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::order"), n);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
-  Kokkos::deep_copy(exec, column_min, uint64_t(1) << 31);
+  Kokkos::deep_copy(exec, column_min, kNone);
+  Kokkos::deep_copy(exec, cluster_first, int64_t(n));
   Kokkos::parallel_for(
       "rsh::inspect::minhash", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
-        const uint64_t h = row_min_hash(row_map, entries, r, [](int col) {
-          return mix64(uint64_t(static_cast<uint32_t>(col)) + 0x9E3779B97F4A7C15ULL) >> 33;
+        const uint64_t h = row_min(row_map, entries, r, [](int col) {
+          const uint64_t c = static_cast<uint32_t>(col);
+          return (mix64(c + 0x9E3779B97F4A7C15ULL) >> 33) << 32 | c;
         });
         one_hop(r) = h;
         for (int64_t k = row_map(r); k < row_map(r + 1); ++k) Kokkos::atomic_fetch_min(&column_min(entries(k)), h);
         order(r) = static_cast<int>(r);
       });
+  // key(r): the cluster's anchor column for now; each anchor's first row.
   Kokkos::parallel_for(
       "rsh::inspect::minhash_two_hops", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
-        const uint64_t h = row_min_hash(row_map, entries, r, [&](int col) { return column_min(col); });
-        signature(r) = h << 32 | one_hop(r);
+        const uint64_t h = row_min(row_map, entries, r, [&](int col) { return column_min(col); });
+        key(r) = h;
+        if (h != kNone) Kokkos::atomic_fetch_min(&cluster_first(static_cast<uint32_t>(h)), r);
       });
-  sort_pairs(exec, signature, order);
+  // Sort key: the cluster's first row, then the row's one-hop hash (empty rows: the largest key).
+  Kokkos::parallel_for(
+      "rsh::inspect::minhash_keys", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
+        key(r) = key(r) == kNone ? ~uint64_t(0)
+                                 : uint64_t(cluster_first(static_cast<uint32_t>(key(r)))) << 32 | (one_hop(r) >> 32);
+      });
+  sort_pairs(exec, key, order);
   return order;
 }
 

@@ -6,9 +6,13 @@
 #include <string>
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 
 namespace rsh {
 namespace impl {
+
+/// Rows longer than this are sorted by one global sort (sort_pairs), not on one thread.
+constexpr int64_t kLongRowNnz = 1024;
 
 /// A's pattern with the columns of each row in increasing order (duplicates adjacent), and where each
 /// position came from in the user's arrays.
@@ -111,14 +115,48 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
       KOKKOS_LAMBDA(const int64_t r, Tally& t) { t.sum[0] += unsorted_row(r); });
   if (order.sum[0] == 0) return A;
 
-  // Unsorted rows: (column, user position) sorted by column, each row on one thread.
+  // Unsorted rows: (column, user position) sorted by column. Short rows on one thread each; long ones (hub
+  // rows, whose heap sort on one thread would be the phase's critical path) in one global sort of
+  // (row, column) keys, which leaves each row's entries in its own range.
   const View1<int64_t, Mem> source(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::source"), A.nnz);
   A.source = source;
   Kokkos::parallel_for(
       "rsh::inspect::identity", Range64<ExecSpace>(exec, 0, A.nnz), KOKKOS_LAMBDA(const int64_t k) { source(k) = k; });
+  auto long_row = KOKKOS_LAMBDA(const int64_t r) {
+    return row_map(r + 1) - row_map(r) > kLongRowNnz;
+  };
   Kokkos::parallel_for(
       "rsh::inspect::sort_rows", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
-        if (unsorted_row(r)) sort_by_key(entries, source, row_map(r), row_map(r + 1) - row_map(r));
+        if (!long_row(r) && unsorted_row(r)) sort_by_key(entries, source, row_map(r), row_map(r + 1) - row_map(r));
+      });
+  const View1<int64_t, Mem> at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::long_at"), n + 1);
+  const int64_t E = exclusive_scan(
+      exec, "rsh::inspect::long_unsorted", n, at, KOKKOS_LAMBDA(const int64_t r) {
+        return long_row(r) && unsorted_row(r) ? row_map(r + 1) - row_map(r) : int64_t(0);
+      });
+  if (E == 0) return A;
+  if (E > INT_MAX) throw std::invalid_argument(w + ": " + std::to_string(E) + " entries in long unsorted rows");
+  const View1<uint64_t, Mem> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::keys"), E);
+  const View1<int, Mem> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::from"), E);
+  Kokkos::parallel_for(
+      "rsh::inspect::long_row_keys", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
+        if (at(r + 1) == at(r)) return;
+        for (int64_t k = row_map(r); k < row_map(r + 1); ++k) {
+          const int64_t e = at(r) + (k - row_map(r));
+          keys(e) = uint64_t(r) << 32 | uint64_t(static_cast<uint32_t>(entries(k)));
+          from(e) = static_cast<int>(e);
+        }
+      });
+  sort_pairs(exec, keys, from);
+  // Entry e of the sorted keys lands at its row's position e - at(r); it came from position from(e) - at(r).
+  Kokkos::parallel_for(
+      "rsh::inspect::long_rows_back", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
+        if (at(r + 1) == at(r)) return;
+        for (int64_t e = at(r); e < at(r + 1); ++e) {
+          const int64_t k = row_map(r) + (e - at(r));
+          entries(k) = static_cast<int>(keys(e) & 0xffffffffu);
+          source(k) = row_map(r) + (from(e) - at(r));
+        }
       });
   return A;
 }
