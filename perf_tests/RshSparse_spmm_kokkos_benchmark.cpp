@@ -1,11 +1,13 @@
 // rsh::spmm through the front door: Kokkos::Cuda views, against KokkosSparse::spmv on the same views (its
 // default, which calls cuSPARSE where KokkosKernels has the TPL for the types, and its native kernel) and
 // raw cuSPARSE, in one process on one GPU (Google Benchmark). Needs a Kokkos built with CUDA.
-// Names: kokkos/<matrix>/<float|double|half>/<right|left>/n=<n>/<impl>, impl one of
+// Names: kokkos/<matrix>/<float|double|half>/<right|left>/n=<n>/<impl> for C = A B, kokkos_t/... for
+// C = A^T B (mode "T" everywhere: cuSPARSE's CUSPARSE_OPERATION_TRANSPOSE), impl one of
 //   cusparse_alg1..3  cusparseSpMM on the same B and C (its own copy of A), in the scalar's precision
 //   kk_default        KokkosSparse::spmv with an SPMVHandle (SPMV_DEFAULT)
 //   kk_native         KokkosSparse::spmv with an SPMVHandle (SPMV_NATIVE)
 //   rsh_raw           the raw CUDA API (rsh::cuda::SpmmPlan) of the handle's own plan, on the same pointers
+//                     (mode "N" only)
 //   rsh               rsh::spmm(exec, &handle, "N", 1, A, B, 0, C) with default Options
 //   rsh_none, rsh_minhash, rsh_locality   the same with Options::reorder = kNone, kMinHash, kLocality
 //   rsh_free          the handle-free rsh::spmm(exec, "N", 1, A, B, 0, C) (stream timing: it waits for its check)
@@ -21,6 +23,7 @@
 //   --rsh_layout=LIST  left,right (default both)
 //   --rsh_n=LIST       feature widths (default 32,128,256)
 //   --rsh_impl=LIST    implementations to run (default all)
+//   --rsh_mode=LIST    N,T (default N)
 //   --rsh_timing=MODE  gated (default) or stream
 #include <benchmark/benchmark.h>
 
@@ -49,7 +52,7 @@ using Half = Kokkos::Experimental::half_t;
 
 struct Config {
   bench::SuiteFlags suite;
-  std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, impls;
+  std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, impls, modes{"N"};
   std::vector<int> widths{32, 128, 256};
   bool gated_timing = true;
   bool wants(const std::string& impl) const {
@@ -87,9 +90,15 @@ struct Group {
   std::map<KokkosSparse::SPMVAlgorithm, std::unique_ptr<KkHandle>> kk;
   std::vector<E> expected;
 
-  Views B(int i) const { return Views(reinterpret_cast<Scalar*>(operands->B[i].get()), A.numCols(), n); }
-  Views C(int i) const { return Views(reinterpret_cast<Scalar*>(operands->C[i].get()), A.numRows(), n); }
+  Views B(int i) const {
+    return Views(reinterpret_cast<Scalar*>(operands->B[i].get()), transpose ? A.numRows() : A.numCols(), n);
+  }
+  Views C(int i) const {
+    return Views(reinterpret_cast<Scalar*>(operands->C[i].get()), transpose ? A.numCols() : A.numRows(), n);
+  }
+  const char* mode() const { return transpose ? "T" : "N"; }
   int n = 0;
+  bool transpose = false;  ///< C = A^T B
 };
 
 template <class Scalar, class Layout>
@@ -104,7 +113,7 @@ cudaStream_t stream() {
   return s.stream;
 }
 template <class Scalar, class Layout>
-Group<Scalar, Layout>& group(const impl::HostCrs& A, const std::string& key, int n) {
+Group<Scalar, Layout>& group(const impl::HostCrs& A, const std::string& key, int n, bool transpose) {
   auto& g = g_group<Scalar, Layout>;
   if (g && g->key == key) return *g;
   g.reset();
@@ -112,17 +121,18 @@ Group<Scalar, Layout>& group(const impl::HostCrs& A, const std::string& key, int
   using E = ElementOf<Scalar>;
   g->key = key;
   g->n = n;
+  g->transpose = transpose;
   const auto bundle = impl::to_bundle<Scalar, int, Kokkos::CudaSpace>(A, "benchmark");
   g->A = typename Group<Scalar, Layout>::Matrix("A", bundle.num_rows, bundle.num_cols, bundle.nnz(), bundle.values,
                                                 bundle.row_map, bundle.entries);
   for (double v : A.values) g->values.push_back(cuda::to_element<E>(v));
-  std::vector<E> b(size_t(A.num_cols) * n);
+  std::vector<E> b(size_t(transpose ? A.num_rows : A.num_cols) * n);
   uint64_t s = 12345;
   for (E& x : b) {
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
     x = cuda::to_element<E>(double((s >> 33) % 2001) / 1000.0 - 1.0);
   }
-  g->operands = std::make_unique<bench::RotatingOperands<E, E>>(b, size_t(A.num_rows) * n);
+  g->operands = std::make_unique<bench::RotatingOperands<E, E>>(b, size_t(transpose ? A.num_cols : A.num_rows) * n);
   return *g;
 }
 
@@ -162,17 +172,18 @@ void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Con
 
 template <class Scalar, class Layout>
 void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
-                const std::string& key, int n, const std::string& impl_name) {
+                const std::string& key, int n, bool transpose, const std::string& impl_name) {
   using E = ElementOf<Scalar>;
   const impl::HostCrs& A = g_matrix.get(src, index, count);
-  Group<Scalar, Layout>& g = group<Scalar, Layout>(A, key, n);
+  Group<Scalar, Layout>& g = group<Scalar, Layout>(A, key, n, transpose);
+  const char* mode = g.mode();
   const Kokkos::Cuda exec(stream());
   const Scalar one(1), zero(0);
   if (impl_name.rfind("cusparse_alg", 0) == 0) {
     std::unique_ptr<bench::CusparseSpmm<E>> cus;
     try {
       cus = std::make_unique<bench::CusparseSpmm<E>>(A, g.values, n, impl_name.back() - '0', bench::cusparse_handle(),
-                                                     stream(), row_major<Scalar, Layout>());
+                                                     stream(), row_major<Scalar, Layout>(), transpose);
     } catch (const std::exception& e) {
       return state.SkipWithError(e.what());
     }
@@ -184,11 +195,11 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     auto& h = g.kk[algo];
     if (!h) h = std::make_unique<typename Group<Scalar, Layout>::KkHandle>(algo);
     return check_and_time(state, g, cfg, A,
-                          [&](int i) { KokkosSparse::spmv(exec, h.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
+                          [&](int i) { KokkosSparse::spmv(exec, h.get(), mode, one, g.A, g.B(i), zero, g.C(i)); });
   }
   if (impl_name == "rsh_free")  // handle-free: over A's CSR, after a check of A it waits for
     return check_and_time(
-        state, g, cfg, A, [&](int i) { rsh::spmm(exec, "N", one, g.A, g.B(i), zero, g.C(i)); }, true);
+        state, g, cfg, A, [&](int i) { rsh::spmm(exec, mode, one, g.A, g.B(i), zero, g.C(i)); }, true);
   // Handles by their options: rsh, rsh_update and rsh_raw share the default one.
   const std::string options_name = impl_name == "rsh_none" || impl_name == "rsh_minhash" || impl_name == "rsh_locality"
                                        ? impl_name
@@ -202,7 +213,7 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     handle = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
-      rsh::spmm(exec, handle.get(), "N", one, g.A, g.B(0), zero, g.C(0));
+      rsh::spmm(exec, handle.get(), mode, one, g.A, g.B(0), zero, g.C(0));
       exec.fence();
     } catch (const std::exception& e) {
       handle.reset();
@@ -215,10 +226,11 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
         state, g, cfg, A,
         [&](int i) {
           handle->update_values(g.A);
-          rsh::spmm(exec, handle.get(), "N", one, g.A, g.B(i), zero, g.C(i));
+          rsh::spmm(exec, handle.get(), mode, one, g.A, g.B(i), zero, g.C(i));
         },
         true);
   } else if (impl_name == "rsh_raw") {
+    if (transpose) return state.SkipWithError("rsh_raw: mode N only");
     if constexpr (std::is_same<Scalar, double>::value) {
       return state.SkipWithError("no raw CUDA plan for double (portable kernels)");
     } else {
@@ -232,28 +244,30 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     }
   } else {
     check_and_time(state, g, cfg, A,
-                   [&](int i) { rsh::spmm(exec, handle.get(), "N", one, g.A, g.B(i), zero, g.C(i)); });
+                   [&](int i) { rsh::spmm(exec, handle.get(), mode, one, g.A, g.B(i), zero, g.C(i)); });
   }
   state.counters["inspect_ms"] = g.inspect_ms[options_name];
-  const impl::PhaseTimes& t = handle->phase_times();
+  const SpmmHandle<Scalar, Device>& analysed = transpose ? *handle->transposed() : *handle;
+  const impl::PhaseTimes& t = analysed.phase_times();
   const std::pair<const char*, double> phases[] = {
       {"sort_ms", t.convert}, {"stats_ms", t.stats},       {"reorder_ms", t.reorder}, {"partition_ms", t.partition},
       {"build_ms", t.build},  {"schedule_ms", t.schedule}, {"upload_ms", t.upload}};
   for (const auto& phase : phases) state.counters[phase.first] = 1e3 * phase.second;
-  state.SetLabel(std::string(reorder_name(handle->applied_reorder())) + " " + handle->executor());
+  state.SetLabel(std::string(reorder_name(analysed.applied_reorder())) + " " + analysed.executor());
 }
 
 template <class Scalar, class Layout>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
-                    const std::string& layout, int n) {
-  const std::string key = "kokkos/" + src.name + "/" + scalar + "/" + layout + "/n=" + std::to_string(n);
+                    const std::string& layout, int n, bool transpose) {
+  const std::string key = std::string(transpose ? "kokkos_t/" : "kokkos/") + src.name + "/" + scalar + "/" + layout +
+                          "/n=" + std::to_string(n);
   for (const char* impl_name : {"cusparse_alg1", "cusparse_alg2", "cusparse_alg3", "kk_default", "kk_native", "rsh_raw",
                                 "rsh", "rsh_none", "rsh_minhash", "rsh_locality", "rsh_free", "rsh_update"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(
         (key + "/" + name).c_str(),
-        [=](benchmark::State& s) { bench_impl<Scalar, Layout>(s, src, cfg, index, count, key, n, name); })
+        [=](benchmark::State& s) { bench_impl<Scalar, Layout>(s, src, cfg, index, count, key, n, transpose, name); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   }
@@ -262,10 +276,12 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
 template <class Scalar>
 void register_layouts(const bench::MatrixSource& src, const Config& cfg, int index, int count,
                       const std::string& scalar, int n) {
-  for (const auto& layout : cfg.layouts) {
-    if (layout == "right") register_group<Scalar, Kokkos::LayoutRight>(src, cfg, index, count, scalar, layout, n);
-    if (layout == "left") register_group<Scalar, Kokkos::LayoutLeft>(src, cfg, index, count, scalar, layout, n);
-  }
+  for (const auto& mode : cfg.modes)
+    for (const auto& layout : cfg.layouts) {
+      const bool t = mode == "T";
+      if (layout == "right") register_group<Scalar, Kokkos::LayoutRight>(src, cfg, index, count, scalar, layout, n, t);
+      if (layout == "left") register_group<Scalar, Kokkos::LayoutLeft>(src, cfg, index, count, scalar, layout, n, t);
+    }
 }
 
 Config parse_flags(int& argc, char** argv) {
@@ -275,6 +291,7 @@ Config parse_flags(int& argc, char** argv) {
     if (!value("--rsh_scalar=").empty()) return cfg.scalars = bench::split_list(value("--rsh_scalar=")), true;
     if (!value("--rsh_layout=").empty()) return cfg.layouts = bench::split_list(value("--rsh_layout=")), true;
     if (!value("--rsh_impl=").empty()) return cfg.impls = bench::split_list(value("--rsh_impl=")), true;
+    if (!value("--rsh_mode=").empty()) return cfg.modes = bench::split_list(value("--rsh_mode=")), true;
     if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
     return false;
   });

@@ -3,7 +3,7 @@
 geometric-mean speedup of rsh::spmm over KokkosSparse::spmv (its default, the
 better of default and native, and over the best cuSPARSE algorithm), the lowest
 ratio, and the Kokkos path's overhead over the raw CUDA API (device time and
-host enqueue time). --per-matrix adds the table per matrix.
+host enqueue time). Mode "T" runs (kokkos_t/...) show as <scalar>/T. --per-matrix adds the table per matrix.
 Usage: kokkos_summary.py kokkos.json[.gz] [more.json ...] [--per-matrix]"""
 import math
 import sys
@@ -28,6 +28,8 @@ def main(args):
                 continue
             parts = [p for p in b.get("run_name", b["name"]).split("/") if p != "manual_time"]
             impl, n, layout, scalar = parts[-1], int(parts[-2].split("=")[1]), parts[-3], parts[-4]
+            if parts[0] == "kokkos_t":  # C = A^T B
+                scalar += "/T"
             rows[(scalar, layout, n, "/".join(parts[1:-4]))][impl] = b
     print(f"# rsh::spmm on Kokkos::Cuda vs KokkosSparse::spmv and cuSPARSE\n\nGPU: {context.get('gpu', '?')}, "
           f"CUDA runtime {context.get('cuda_runtime', '?')}, Kokkos {context.get('kokkos_version', '?')}, "

@@ -2,7 +2,8 @@
 // rsh::spmm: C = alpha * op(A) * B + beta * C for sparse A and rank-2 B, C,
 // with the argument order of KokkosSparse::spmv(mode, alpha, A, X, beta, Y).
 // beta == 0 overwrites C (NaN in C is ignored); alpha == 0 or an empty A only
-// scales C. Only op = "N" is supported; "T" throws std::invalid_argument.
+// scales C. op = "T" multiplies with an analysis of A^T that the handle
+// builds on the first such call (SpmmHandle::prepare_transpose).
 #include <Kokkos_Core.hpp>
 #include <string>
 #include <type_traits>
@@ -36,13 +37,30 @@ void check_spmm_args(Mode mode, const Matrix& A, const BView& B, const CView& C)
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename BView::memory_space>::accessible &&
                     Kokkos::SpaceAccessibility<ExecSpace, typename CView::memory_space>::accessible,
                 "rsh::spmm: B and C must be accessible from the execution space");
-  if (mode != Mode::kNoTranspose) throw std::invalid_argument("rsh::spmm: mode \"T\" is not supported (only \"N\")");
   using Acc = MatrixAccess<Matrix>;
   const int64_t m = Acc::num_rows(A), k = Acc::num_cols(A);
-  if (static_cast<int64_t>(B.extent(0)) != k || static_cast<int64_t>(C.extent(0)) != m || B.extent(1) != C.extent(1))
-    throw std::invalid_argument("rsh::spmm: dimension mismatch: A is " + std::to_string(m) + " x " + std::to_string(k) +
-                                ", B is " + std::to_string(B.extent(0)) + " x " + std::to_string(B.extent(1)) +
-                                ", C is " + std::to_string(C.extent(0)) + " x " + std::to_string(C.extent(1)));
+  const bool t = mode == Mode::kTranspose;  // op(A) is k x m
+  if (static_cast<int64_t>(B.extent(0)) != (t ? m : k) || static_cast<int64_t>(C.extent(0)) != (t ? k : m) ||
+      B.extent(1) != C.extent(1))
+    throw std::invalid_argument(std::string("rsh::spmm: dimension mismatch: ") + (t ? "A^T of " : "") + "A is " +
+                                std::to_string(m) + " x " + std::to_string(k) + ", B is " +
+                                std::to_string(B.extent(0)) + " x " + std::to_string(B.extent(1)) + ", C is " +
+                                std::to_string(C.extent(0)) + " x " + std::to_string(C.extent(1)));
+}
+
+/// The handle-free multiply with no inspection: over A's CSR arrays, or for op = "T" over A^T's CSR,
+/// transposed on the execution space for this call.
+template <class ExecSpace, class Matrix, class BView, class CView>
+void spmm_csr(const ExecSpace& exec, Mode op, typename CView::const_value_type alpha, const Matrix& A, const BView& B,
+              typename CView::const_value_type beta, const CView& C) {
+  if (op == Mode::kNoTranspose) return SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C);
+  using Acc = MatrixAccess<Matrix>;
+  using Scalar = typename CView::non_const_value_type;
+  using Mem = typename ExecSpace::memory_space;
+  const TransposeOf<Mem> T = transpose_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A),
+                                          static_cast<int64_t>(Acc::values(A).extent(0)), "rsh::spmm (mode \"T\")");
+  const CrsBundle<Scalar, int64_t, Mem> At = transposed_bundle_on<Scalar>(exec, T, Acc::values(A));
+  SpmmCsr<ExecSpace, CrsBundle<Scalar, int64_t, Mem>, BView, CView>::run(exec, alpha, At, B, beta, C);
 }
 
 }  // namespace impl
@@ -59,8 +77,9 @@ void spmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, Mode mode, 
   if (alpha == 0 || impl::MatrixAccess<Matrix>::entries(A).extent(0) == 0) {
     impl::scale_all(exec, beta, C);
   } else {
-    handle->prepare(A);
-    impl::Spmm<ExecSpace, SpmmHandle<Scalar, Device>, BView, CView>::run(exec, *handle, alpha, B, beta, C);
+    using Handle = SpmmHandle<Scalar, Device>;
+    Handle& analysed = mode == Mode::kTranspose ? handle->prepare_transpose(A) : (handle->prepare(A), *handle);
+    impl::Spmm<ExecSpace, Handle, BView, CView>::run(exec, analysed, alpha, B, beta, C);
   }
   Kokkos::Profiling::popRegion();
 }
@@ -81,15 +100,16 @@ void spmm(SpmmHandle<Scalar, Device>* handle, const char mode[], typename CView:
 
 /// Handle-free, on `exec`. The first call on A's views multiplies over A's own CSR arrays with no
 /// inspection (CUDA cores or the portable kernels, in the scalar's precision; rows in any order,
-/// duplicates summed); a repeated call on the same views analyses A once into a handle that later calls
-/// reuse (impl::AnalysisCache). Every call hashes A's pattern and values on the execution space and waits
-/// for that, so values or a pattern changed in place are picked up. rsh::clear_analysis_cache() frees the
-/// analyses kept.
+/// duplicates summed; mode "T" over A^T's, transposed for the call); a repeated call on the same views analyses A once
+/// into a handle that later calls reuse (impl::AnalysisCache). Every call hashes A's pattern and values on the
+/// execution space and waits for that, so values or a pattern changed in place are picked up.
+/// rsh::clear_analysis_cache() frees the analyses kept.
 template <class ExecSpace, class Matrix, class BView, class CView,
           class = std::enable_if_t<Kokkos::is_execution_space<ExecSpace>::value>>
 void spmm(const ExecSpace& exec, const char mode[], typename CView::const_value_type alpha, const Matrix& A,
           const BView& B, typename CView::const_value_type beta, const CView& C) {
-  impl::check_spmm_args<ExecSpace>(mode_from_string(mode), A, B, C);
+  const Mode op = mode_from_string(mode);
+  impl::check_spmm_args<ExecSpace>(op, A, B, C);
   Kokkos::Profiling::pushRegion("rsh::spmm");
   if (alpha == 0 || impl::MatrixAccess<Matrix>::entries(A).extent(0) == 0)
     impl::scale_all(exec, beta, C);
@@ -97,8 +117,8 @@ void spmm(const ExecSpace& exec, const char mode[], typename CView::const_value_
     impl::AnalysisCache<typename CView::non_const_value_type,
                         Kokkos::Device<ExecSpace, typename impl::MatrixAccess<Matrix>::memory_space>>::instance()
         .multiply(
-            exec, A, [&](auto& handle) { spmm(exec, &handle, Mode::kNoTranspose, alpha, A, B, beta, C); },
-            [&] { impl::SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C); });
+            exec, A, [&](auto& handle) { spmm(exec, &handle, op, alpha, A, B, beta, C); },
+            [&] { impl::spmm_csr(exec, op, alpha, A, B, beta, C); });
   Kokkos::Profiling::popRegion();
 }
 

@@ -3,10 +3,12 @@
 // statistics, partition, RS-Tile build and schedule once, on the handle's
 // execution space where A's views live (only the host reorderings, Locality
 // and the load / mask permutations, read a host copy of A's pattern); spmm
-// calls reuse it. Values are cached
-// at analyze()/update_values(): after changing A's values in place, call
+// calls reuse it. Mode "T" multiplies with a second analysis, of A^T, which
+// the handle builds on the first such call (A transposed on the execution
+// space, then analysed with the same options). Values are cached at
+// analysis and update_values(): after changing A's values in place, call
 // update_values(A) (a new values view is picked up by itself), which gathers
-// them into the format on the handle's execution space. A matrix with
+// them into both formats on the handle's execution space. A matrix with
 // another pattern is rejected: at once where A's row_map and entries are the
 // analysed views, after a hash of the pattern on the execution space where
 // they are others. Not copyable.
@@ -18,6 +20,7 @@
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_matrix_access.hpp"
 #include "impl/inspector/RshSparse_inspect_on.hpp"
+#include "impl/inspector/RshSparse_transpose_on.hpp"
 #include "impl/inspector/RshSparse_value_map_on.hpp"
 #include "impl/RshSparse_spmm_spec.hpp"
 
@@ -36,10 +39,67 @@ class SpmmHandle {
   SpmmHandle(const SpmmHandle&) = delete;
   SpmmHandle& operator=(const SpmmHandle&) = delete;
 
-  /// Builds the format of A (pattern and values) on the execution space. Throws std::invalid_argument on
-  /// a malformed CSR (every extent named).
+  /// Builds the format of A (pattern and values) on the execution space, for any pattern (an analysis of
+  /// A^T is dropped). Throws std::invalid_argument on a malformed CSR (every extent named).
   template <class Matrix>
   void analyze(const Matrix& A) {
+    transposed_.reset();
+    analyze_rows(A);
+  }
+
+  /// Refreshes the cached values of A (same pattern): one gather on the execution space per analysis (A's,
+  /// and A^T's after a gather into its order), each value slot summing A's values at its positions
+  /// (duplicates share a slot); no host copy.
+  template <class Matrix>
+  void update_values(const Matrix& A) {
+    check_pattern(A);
+    if (analyzed_) gather(A);
+    if (transposed_) {
+      impl::transposed_values_on(execution_space(), transpose_, impl::MatrixAccess<Matrix>::values(A),
+                                 transposed_matrix_.values);
+      transposed_->update_values(transposed_matrix_);
+      remember(A);
+    }
+    ++values_version_;
+  }
+
+  /// Analyzes on first use; afterwards accepts only A's pattern.
+  template <class Matrix>
+  void prepare(const Matrix& A) {
+    if (transposed_) refresh_if_new_values(A);  // checks A against the analysis of A^T, if that came first
+    if (!analyzed_) return analyze_rows(A);
+    if (!transposed_) refresh_if_new_values(A);
+  }
+
+  /// The handle that mode "T" multiplies with: A^T's analysis, built on first use (A transposed on the
+  /// execution space, then analysed with this handle's options); afterwards accepts only A's pattern.
+  template <class Matrix>
+  SpmmHandle& prepare_transpose(const Matrix& A) {
+    using Acc = impl::MatrixAccess<Matrix>;
+    if (transposed_) {
+      refresh_if_new_values(A);
+      return *transposed_;
+    }
+    if (analyzed_) refresh_if_new_values(A);  // checks A against A's analysis
+    const execution_space exec;
+    transpose_ = impl::transpose_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A),
+                                    static_cast<int64_t>(Acc::values(A).extent(0)), "rsh::spmm (mode \"T\")");
+    transposed_matrix_ = impl::transposed_bundle_on<Scalar>(exec, transpose_, Acc::values(A));
+    auto t = std::make_unique<SpmmHandle>(options_);
+    t->analyze(transposed_matrix_);
+    transposed_ = std::move(t);
+    if (!analyzed_)
+      identity_ = PatternId{
+          Acc::num_rows(A), Acc::num_cols(A), static_cast<int64_t>(Acc::entries(A).extent(0)),
+          impl::pattern_signature_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A))};
+    remember(A);
+    return *transposed_;
+  }
+
+ private:
+  /// A's own analysis (mode "N").
+  template <class Matrix>
+  void analyze_rows(const Matrix& A) {
     using Acc = impl::MatrixAccess<Matrix>;
     // Spaces without a hand-written backend run the portable kernels, which plan their own way.
     const Options plan = impl::SpmmBackendAvail<execution_space>::value ? options_ : impl::portable_plan(options_);
@@ -58,28 +118,24 @@ class SpmmHandle {
     gather(A);
     exec.fence();
     inspection_.times.upload = timer.seconds();
+    identity_ = PatternId{p.num_rows, p.num_cols, p.nnz, inspection_.signature};
     analyzed_ = true;
   }
 
-  /// Refreshes the cached values of A (same pattern): one gather on the execution space, each value slot
-  /// summing A's values at its positions (duplicates share a slot); no host copy.
+  /// A new values view is taken as new values (update_values); the same views only need A's pattern.
   template <class Matrix>
-  void update_values(const Matrix& A) {
-    check_pattern(A);
-    gather(A);
-    ++values_version_;
-  }
-
-  /// Analyzes on first use; afterwards accepts only A's pattern.
-  template <class Matrix>
-  void prepare(const Matrix& A) {
-    if (!analyzed_) return analyze(A);
-    using Acc = impl::MatrixAccess<Matrix>;
-    if (Acc::values(A).data() != values_ptr_) return update_values(A);  // checks the pattern too
+  void refresh_if_new_values(const Matrix& A) {
+    if (impl::MatrixAccess<Matrix>::values(A).data() != values_ptr_) return update_values(A);  // checks the pattern
     check_pattern(A);
   }
 
+ public:
+  /// True once A's own analysis (mode "N") exists.
   bool is_analyzed() const { return analyzed_; }
+  /// True once any analysis (of A, or of A^T for mode "T") exists: update_values(A) applies.
+  bool has_analysis() const { return analyzed_ || transposed_ != nullptr; }
+  /// A^T's analysis (mode "T"), or null before the first such call.
+  const SpmmHandle* transposed() const { return transposed_.get(); }
   const Options& options() const { return options_; }
   /// The format, in the handle's memory space.
   const pattern_type& pattern() const { return inspection_.pattern; }
@@ -98,7 +154,8 @@ class SpmmHandle {
 
   /// Statistics of the matrix and of its RS-Tile format, for people.
   std::string describe() const {
-    if (!analyzed_) return "rsh::SpmmHandle: not analyzed\n";
+    const std::string of_transpose = transposed_ ? "A^T (mode \"T\"):\n" + transposed_->describe() : "";
+    if (!analyzed_) return transposed_ ? of_transpose : "rsh::SpmmHandle: not analyzed\n";
     return std::string("partition: ") + partition_name(options_.partition) +
            (options_.partition == Partition::kAuto
                 ? std::string(" (chose ") + partition_name(inspection_.partition) + ")"
@@ -107,7 +164,7 @@ class SpmmHandle {
            (options_.reorder == Reorder::kAuto ? std::string(" (chose ") + reorder_name(inspection_.reorder) + ")"
                                                : "") +
            "\n" + impl::to_string(inspection_.stats) + impl::to_string(format_stats()) + inspection_.times.to_string() +
-           "executor: " + executor() + "\n";
+           "executor: " + executor() + "\n" + of_transpose;
   }
 
   /// The kernels of the last multiply and their precision (e.g. "CUDA: Tensor-Core tiles in 3xTF32 +
@@ -154,9 +211,11 @@ class SpmmHandle {
   template <class Matrix>
   void check_pattern(const Matrix& A) const {
     using Acc = impl::MatrixAccess<Matrix>;
-    const pattern_type& p = inspection_.pattern;
+    const PatternId& p = identity_;
     const int64_t nnz = static_cast<int64_t>(Acc::entries(A).extent(0));
-    if (!analyzed_ || Acc::num_rows(A) != p.num_rows || Acc::num_cols(A) != p.num_cols || nnz != p.nnz)
+    if (!has_analysis())
+      throw std::invalid_argument("rsh::SpmmHandle: update_values before any analysis (call analyze or spmm first)");
+    if (Acc::num_rows(A) != p.num_rows || Acc::num_cols(A) != p.num_cols || nnz != p.nnz)
       throw std::invalid_argument("rsh::SpmmHandle: matrix " + std::to_string(Acc::num_rows(A)) + " x " +
                                   std::to_string(Acc::num_cols(A)) + " with " + std::to_string(nnz) +
                                   " nonzeros does not match the analyzed " + std::to_string(p.num_rows) + " x " +
@@ -165,11 +224,18 @@ class SpmmHandle {
     if (same_views) return;
     const uint64_t signature = impl::pattern_signature_on(execution_space(), Acc::num_rows(A), Acc::num_cols(A),
                                                           Acc::row_map(A), Acc::entries(A));
-    if (signature != inspection_.signature)
+    if (signature != p.signature)
       throw std::invalid_argument("rsh::SpmmHandle: matrix has a different sparsity pattern than the analyzed one");
   }
 
+  /// The analysed pattern's dimensions and hash, from whichever analysis came first.
+  struct PatternId {
+    int64_t num_rows = 0, num_cols = 0, nnz = 0;
+    uint64_t signature = 0;
+  };
+
   Options options_;
+  PatternId identity_;
   bool analyzed_ = false;
   impl::InspectionOf<memory_space> inspection_;
   values_type values_;
@@ -180,6 +246,9 @@ class SpmmHandle {
   const void* entries_ptr_ = nullptr;
   const void* values_ptr_ = nullptr;
   impl::SpmmBackendState<execution_space, Scalar> backend_state_;
+  impl::TransposeOf<memory_space> transpose_;                   ///< A^T's pattern and its sources in A
+  CrsBundle<Scalar, int64_t, memory_space> transposed_matrix_;  ///< A^T with A's current values
+  std::unique_ptr<SpmmHandle> transposed_;                      ///< A^T's analysis
   enum class Executor { kNone, kPortable, kBackend };
   Executor last_run_ = Executor::kNone;
   std::string backend_description_;

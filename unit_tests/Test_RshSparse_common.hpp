@@ -95,6 +95,19 @@ inline Dense reference_spmm(const impl::HostCrs& A, const Dense& B, double alpha
   return C;
 }
 
+/// C = alpha * A^T * B + beta * C in double (each entry of A scattered to its column's row of C); beta == 0
+/// ignores C.
+inline Dense reference_spmm_transposed(const impl::HostCrs& A, const Dense& B, double alpha, double beta,
+                                       const Dense& C0) {
+  Dense acc(A.num_cols, B.cols), C(A.num_cols, B.cols);
+  for (int64_t r = 0; r < A.num_rows; ++r)
+    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k)
+      for (int64_t j = 0; j < B.cols; ++j) acc(A.entries[k], j) += A.values[k] * B(r, j);
+  for (int64_t c = 0; c < A.num_cols; ++c)
+    for (int64_t j = 0; j < B.cols; ++j) C(c, j) = alpha * acc(c, j) + (beta == 0.0 ? 0.0 : beta * C0(c, j));
+  return C;
+}
+
 /// max over columns of ||got - ref|| / ||ref|| (absolute where ref is zero); NaN -> infinity.
 template <class Get>
 double max_column_error(const Dense& ref, Get got) {

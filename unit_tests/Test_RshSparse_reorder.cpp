@@ -53,8 +53,8 @@ TEST(Reorder, LocalityOrderIsAPermutation) {
 
 /// 16 groups of 8 rows; group g draws its nonzeros from its own 16 columns.
 /// Shuffling the rows hides the groups from 8-row windows; reordering finds them.
-HostCrs shuffled_blocks() {
-  std::mt19937_64 rng(rsh::test::fresh_seed());
+HostCrs shuffled_blocks(uint64_t seed) {
+  std::mt19937_64 rng(seed);
   std::vector<int> shuffle(128);
   for (int i = 0; i < 128; ++i) shuffle[i] = i;
   std::shuffle(shuffle.begin(), shuffle.end(), rng);
@@ -66,7 +66,9 @@ HostCrs shuffled_blocks() {
 }
 
 TEST(Reorder, SimilarityPoliciesRecoverShuffledBlocks) {
-  const HostCrs A = shuffled_blocks();
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCrs A = shuffled_blocks(seed);
   rsh::Options plain = rsh::test::options(rsh::Partition::kTensorCoreOnly);
   plain.reorder = rsh::Reorder::kNone;
   const auto before = rsh::impl::format_stats(rsh::impl::inspect(A, plain, "test").pattern, 8);
@@ -80,7 +82,9 @@ TEST(Reorder, SimilarityPoliciesRecoverShuffledBlocks) {
     EXPECT_LT(after.mean_window_columns, before.mean_window_columns);
     if (policy == rsh::Reorder::kLocality || policy == rsh::Reorder::kMinHash || policy == rsh::Reorder::kAuto) {
       EXPECT_GE(after.mean_nnz_per_tile, 2.0 * before.mean_nnz_per_tile);
-      EXPECT_LE(after.mean_window_columns, 20.0);  // close to the 16 columns of one group
+      // Close to the 16 columns of one group. MinHash's clusters split a group where its rows' two-hop
+      // anchors differ, which leaves a window or two mixed on some draws.
+      EXPECT_LE(after.mean_window_columns, policy == rsh::Reorder::kLocality ? 20.0 : 24.0);
     } else {
       // Hamming distance favours rows with few columns over rows that share
       // them, so greedy chains leave a group early now and then.
@@ -216,7 +220,9 @@ TEST(Reorder, LoadBalancingSorts) {
 }
 
 TEST(Reorder, AutoKeepsTheCheapestPredictedOrder) {
-  const HostCrs hidden = shuffled_blocks();
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCrs hidden = shuffled_blocks(seed);
   const rsh::Options o = rsh::test::options(rsh::Partition::kRowStructured);
   const auto choice = rsh::impl::select_reorder(hidden, o);
   ASSERT_EQ(choice.considered.size(), std::size(rsh::impl::kAutoCandidates));

@@ -68,16 +68,16 @@ void scale_values(const Values& values, double factor) {
 /// with an FP32 compute type (seen with KokkosKernels 4.7.99 and CUDA 13), so half_t on Kokkos::Cuda is
 /// compared with KokkosKernels' native kernel.
 template <class ExecSpace, class Matrix, class MultiVector>
-void kk_spmv(const Matrix& A, const MultiVector& B, typename MultiVector::const_value_type alpha,
+void kk_spmv(const char mode[], const Matrix& A, const MultiVector& B, typename MultiVector::const_value_type alpha,
              typename MultiVector::const_value_type beta, const MultiVector& C) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40200
   if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && is_half<typename MultiVector::non_const_value_type>()) {
     KokkosSparse::SPMVHandle<typename Matrix::device_type, Matrix, MultiVector, MultiVector> native(
         KokkosSparse::SPMV_NATIVE);
-    return KokkosSparse::spmv(ExecSpace(), &native, "N", alpha, A, B, beta, C);
+    return KokkosSparse::spmv(ExecSpace(), &native, mode, alpha, A, B, beta, C);
   }
 #endif
-  KokkosSparse::spmv("N", alpha, A, B, beta, C);
+  KokkosSparse::spmv(mode, alpha, A, B, beta, C);
 }
 
 template <class Cfg>
@@ -140,35 +140,39 @@ class SpmmTest : public ::testing::Test {
     return max_column_error(ref, [&](int64_t i, int64_t j) { return got(i, j); });
   }
 
-  /// One multiply through rsh::spmm on a fresh handle, checked against the reference and against
-  /// KokkosSparse::spmv. `nonnegative` makes A and B non-negative: for shapes where a column of C
-  /// is one dot product, whose relative error under cancellation is unbounded in any precision.
+  /// One multiply C = alpha op(A) B + beta C through rsh::spmm on a fresh handle and handle-free,
+  /// checked against the reference and against KokkosSparse::spmv. `nonnegative` makes A and B
+  /// non-negative: for shapes where a column of C is one dot product, whose relative error under
+  /// cancellation is unbounded in any precision. `mode` is "N" or "T".
   void check(const impl::HostCrs& A_signed, int n, double alpha, double beta, const Options& opt,
-             bool nonnegative = false) {
+             bool nonnegative = false, const char* mode = "N") {
     impl::HostCrs A_in = A_signed;
     if (nonnegative)
       for (double& v : A_in.values) v = std::fabs(v);
     const uint64_t seed = fresh_seed();
+    const bool t = mode[0] == 'T';
     SCOPED_TRACE("seed " + std::to_string(seed) + " n " + std::to_string(n) + " alpha " + std::to_string(alpha) +
-                 " beta " + std::to_string(beta) + " " + partition_name(opt.partition) + " " + ExecSpace::name());
+                 " beta " + std::to_string(beta) + " " + partition_name(opt.partition) + " " + ExecSpace::name() +
+                 " mode " + mode);
     const Matrix A = to_kk(A_in);
-    Dense B_host = random_dense(A_in.num_cols, n, seed);
+    Dense B_host = random_dense(t ? A_in.num_rows : A_in.num_cols, n, seed);
     if (nonnegative)
       for (double& v : B_host.v) v = std::fabs(v);
     const MultiVector B = to_view(B_host);
-    MultiVector C = to_view(random_dense(A_in.num_rows, n, seed + 1));
+    MultiVector C = to_view(random_dense(t ? A_in.num_cols : A_in.num_rows, n, seed + 1));
     if (beta == 0) Kokkos::deep_copy(C, nan());  // must be ignored
     const Dense C0 = from_view(C);
     MultiVector C_kk("C_kk", C.extent(0), C.extent(1));
     Kokkos::deep_copy(C_kk, C);
-    const Dense ref = reference_spmm(rounded(A_in), from_view(B), alpha, beta, C0);
+    const Dense ref = t ? reference_spmm_transposed(rounded(A_in), from_view(B), alpha, beta, C0)
+                        : reference_spmm(rounded(A_in), from_view(B), alpha, beta, C0);
 
     MultiVector C_free("C_free", C.extent(0), C.extent(1));
     Kokkos::deep_copy(C_free, C);
     Handle handle(opt);
-    rsh::spmm(ExecSpace(), &handle, "N", static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C);
-    rsh::spmm(ExecSpace(), "N", static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C_free);
-    kk_spmv<ExecSpace>(A, B, static_cast<Scalar>(alpha), static_cast<Scalar>(beta), C_kk);
+    rsh::spmm(ExecSpace(), &handle, mode, static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C);
+    rsh::spmm(ExecSpace(), mode, static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C_free);
+    kk_spmv<ExecSpace>(mode, A, B, static_cast<Scalar>(alpha), static_cast<Scalar>(beta), C_kk);
     ExecSpace().fence();
     const double tol = spmm_tolerance<Scalar>(opt);
     EXPECT_LE(error(ref, C), tol);
@@ -325,12 +329,76 @@ TYPED_TEST_P(SpmmTest, HandleReuseValueUpdateAndPatternCheck) {
       other.entries.begin() + other.row_map[1]) {
     EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), this->to_kk(other), B, Scalar(0), C), std::invalid_argument);
   }
-  EXPECT_THROW(rsh::spmm(&handle, "T", Scalar(1), A, B, Scalar(0), C), std::invalid_argument);
   EXPECT_THROW(rsh::spmm(&handle, "X", Scalar(1), A, B, Scalar(0), C), std::invalid_argument);
   MultiVector C_bad("C_bad", 39, 4);
   EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), A, B, Scalar(0), C_bad), std::invalid_argument);
   MultiVector B_bad("B_bad", 40, 5);
   EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), A, B_bad, Scalar(0), C), std::invalid_argument);
+}
+
+/// Mode "T" on every partition, over the shapes where A^T differs most from A: empty columns (empty rows of
+/// A^T), hub columns, one row, unsorted rows with duplicates, with alpha and beta.
+TYPED_TEST_P(SpmmTest, TransposeOnEveryPartition) {
+  const uint64_t s = fresh_seed();
+  std::vector<impl::CooEntry> hub;  // columns 0 and 5 full: long rows of A^T
+  for (int r = 0; r < 300; ++r) hub.push_back({r, 0, 1.0 - r % 7 / 3.5}), hub.push_back({r, 5, 0.5});
+  for (int r = 0; r < 300; r += 3) hub.push_back({r, 7 + r % 40, -0.75});
+  const impl::HostCrs matrices[] = {random_crs(131, 97, 14, s, true), random_crs(40, 300, 12, s + 1),
+                                    impl::coo_to_crs(300, 60, hub), random_crs(1, 40, 40, s + 2),
+                                    shuffled_with_duplicates(random_crs(60, 50, 9, s + 3), s)};
+  for (const impl::HostCrs& A : matrices)
+    for (Partition p : kAllPartitions)
+      for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(-1.5, 0.5)})
+        this->check(A, 9, ab.first, ab.second, options(p, 2, 8), true, "T");
+  this->check(impl::coo_to_crs(7, 5, {}), 3, 1.0, 0.5, options(Partition::kAuto), false, "T");  // no nonzeros
+}
+
+/// One handle serves both modes (either first); update_values reaches both analyses; the transposed
+/// analysis rejects another pattern and mismatched dimensions.
+TYPED_TEST_P(SpmmTest, BothModesOnOneHandle) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  impl::HostCrs A_host = random_crs(90, 50, 8, fresh_seed(), true);
+  for (double& v : A_host.values) v = std::fabs(v);
+  auto A = this->to_kk(A_host);
+  const auto B = this->to_view(random_dense(50, 6, 3)), Bt = this->to_view(random_dense(90, 6, 4));
+  MultiVector C("C", 90, 6), Ct("Ct", 50, 6);
+  const double tol = spmm_tolerance<Scalar>(Options());
+  auto check_both = [&](typename TestFixture::Handle& handle, bool transpose_first, const char* what) {
+    SCOPED_TRACE(what);
+    for (int call = 0; call < 2; ++call) {
+      if ((call == 0) == transpose_first)
+        rsh::spmm(&handle, "T", Scalar(1), A, Bt, Scalar(0), Ct);
+      else
+        rsh::spmm(&handle, "N", Scalar(1), A, B, Scalar(0), C);
+    }
+    const auto Ar = this->rounded(A_host);
+    EXPECT_LE(this->error(reference_spmm(Ar, this->from_view(B), 1.0, 0.0, Dense(90, 6)), C), tol);
+    EXPECT_LE(this->error(reference_spmm_transposed(Ar, this->from_view(Bt), 1.0, 0.0, Dense(50, 6)), Ct), tol);
+  };
+  for (bool transpose_first : {true, false}) {
+    typename TestFixture::Handle handle;
+    check_both(handle, transpose_first, transpose_first ? "T first" : "N first");
+    scale_values<typename TestFixture::ExecSpace>(A.values, 0.5);
+    for (double& v : A_host.values) v *= 0.5;
+    handle.update_values(A);
+    check_both(handle, transpose_first, "after update_values");
+    ASSERT_NE(handle.transposed(), nullptr);
+    EXPECT_NE(handle.describe().find("A^T"), std::string::npos);
+  }
+  typename TestFixture::Handle handle;
+  rsh::spmm(&handle, "T", Scalar(1), A, Bt, Scalar(0), Ct);
+  auto other = A_host;
+  other.entries[0] = (other.entries[0] + 1) % 50;
+  std::sort(other.entries.begin(), other.entries.begin() + other.row_map[1]);
+  if (std::adjacent_find(other.entries.begin(), other.entries.begin() + other.row_map[1]) ==
+      other.entries.begin() + other.row_map[1]) {
+    EXPECT_THROW(rsh::spmm(&handle, "T", Scalar(1), this->to_kk(other), Bt, Scalar(0), Ct), std::invalid_argument);
+    EXPECT_THROW(rsh::spmm(&handle, "N", Scalar(1), this->to_kk(other), B, Scalar(0), C), std::invalid_argument);
+  }
+  EXPECT_THROW(rsh::spmm(&handle, "T", Scalar(1), A, B, Scalar(0), Ct), std::invalid_argument);  // B is 50 rows
+  EXPECT_THROW(rsh::spmm(&handle, "T", Scalar(1), A, Bt, Scalar(0), C), std::invalid_argument);  // C is 90 rows
+  EXPECT_THROW(rsh::spmm("T", Scalar(1), A, B, Scalar(0), Ct), std::invalid_argument);           // handle-free
 }
 
 /// Value refreshes on every partition, FP32-accurate and TF32, with duplicate entries (which share a slot):
@@ -391,42 +459,49 @@ TYPED_TEST_P(SpmmTest, HandleFreeOverloadAndCrsBundle) {
   EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(Options()));
 }
 
-/// Malformed CSR through the public entry: std::invalid_argument, C untouched.
-// Handle-free calls: the first over A's CSR, the repeats through a cached analysis, which must see values
-// and a pattern changed in place in A's own views.
+// Handle-free calls in each mode: the first over A's CSR (or A^T's), the repeats through a cached analysis,
+// which must see values and a pattern changed in place in A's own views.
 TYPED_TEST_P(SpmmTest, HandleFreeRepeatsSeeInPlaceChanges) {
   using Scalar = typename TestFixture::Scalar;
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  impl::HostCrs A_host = random_crs(200, 150, 9, seed, true);
-  const auto A = TestFixture::to_kk(A_host);
-  const auto B = this->to_view(random_dense(150, 4, seed + 1));
-  typename TestFixture::MultiVector C("C", 200, 4);
-  auto expect_product = [&](const char* what) {
-    Kokkos::deep_copy(C, this->nan());
-    rsh::spmm(typename TestFixture::ExecSpace(), "N", Scalar(1), A, B, Scalar(0), C);
-    const Dense ref = reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(200, 4));
-    EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(Options())) << what;
-  };
-  rsh::clear_analysis_cache();
-  expect_product("first call, over A's CSR");
-  expect_product("second call, analysed");
-  expect_product("third call, the analysis reused");
-  for (double& v : A_host.values) v = 0.25 - 0.5 * v;
-  const auto values = Kokkos::create_mirror_view(A.values);
-  for (size_t k = 0; k < A_host.values.size(); ++k) values(k) = static_cast<Scalar>(A_host.values[k]);
-  Kokkos::deep_copy(A.values, values);
-  expect_product("values changed in place");
-  for (int& c : A_host.entries) c = (c + 1) % A_host.num_cols;  // rows stay duplicate-free, some unsorted
-  const auto entries = Kokkos::create_mirror_view(A.graph.entries);
-  for (size_t k = 0; k < A_host.entries.size(); ++k) entries(k) = A_host.entries[k];
-  Kokkos::deep_copy(A.graph.entries, entries);
-  expect_product("pattern changed in place");
-  expect_product("pattern changed in place, analysed again");
-  rsh::clear_analysis_cache();
-  expect_product("after clearing the cache");
+  for (const char* mode : {"N", "T"}) {
+    SCOPED_TRACE(mode);
+    const bool t = mode[0] == 'T';
+    impl::HostCrs A_host = random_crs(200, 150, 9, seed, true);
+    const auto A = TestFixture::to_kk(A_host);
+    const auto B = this->to_view(random_dense(t ? 200 : 150, 4, seed + 1));
+    typename TestFixture::MultiVector C("C", t ? 150 : 200, 4);
+    auto expect_product = [&](const char* what) {
+      Kokkos::deep_copy(C, this->nan());
+      rsh::spmm(typename TestFixture::ExecSpace(), mode, Scalar(1), A, B, Scalar(0), C);
+      const auto Ar = this->rounded(A_host);
+      const Dense zero(C.extent(0), 4);
+      const Dense ref = t ? reference_spmm_transposed(Ar, this->from_view(B), 1.0, 0.0, zero)
+                          : reference_spmm(Ar, this->from_view(B), 1.0, 0.0, zero);
+      EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(Options())) << what;
+    };
+    rsh::clear_analysis_cache();
+    expect_product("first call, over A's CSR");
+    expect_product("second call, analysed");
+    expect_product("third call, the analysis reused");
+    for (double& v : A_host.values) v = 0.25 - 0.5 * v;
+    const auto values = Kokkos::create_mirror_view(A.values);
+    for (size_t k = 0; k < A_host.values.size(); ++k) values(k) = static_cast<Scalar>(A_host.values[k]);
+    Kokkos::deep_copy(A.values, values);
+    expect_product("values changed in place");
+    for (int& c : A_host.entries) c = (c + 1) % A_host.num_cols;  // rows stay duplicate-free, some unsorted
+    const auto entries = Kokkos::create_mirror_view(A.graph.entries);
+    for (size_t k = 0; k < A_host.entries.size(); ++k) entries(k) = A_host.entries[k];
+    Kokkos::deep_copy(A.graph.entries, entries);
+    expect_product("pattern changed in place");
+    expect_product("pattern changed in place, analysed again");
+    rsh::clear_analysis_cache();
+    expect_product("after clearing the cache");
+  }
 }
 
+/// Malformed CSR through the public entry: std::invalid_argument, C untouched.
 TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
   using Scalar = typename TestFixture::Scalar;
   using MemorySpace = typename TestFixture::MemorySpace;
@@ -524,7 +599,8 @@ REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, Rand
                             ReorderedRowsGiveTheSameResult, UnsortedAndDuplicateColumnsAreSummed,
                             RowLengthsAcrossWorkItemCuts, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
                             ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
-                            LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges);
+                            LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges,
+                            TransposeOnEveryPartition, BothModesOnOneHandle);
 
 /// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
 template <class E>

@@ -79,12 +79,12 @@ class AnalysisCache {
       return run_csr();
     }
     e->last_use = ++clock_;
-    if (!e->handle) {
+    // run_handle analyses what its mode needs (A, or A^T) on first use; values changed in place reach
+    // every analysis the handle holds.
+    if (!e->handle)
       e->handle = std::make_unique<Handle>();
-      e->handle->analyze(A);
-    } else if (e->values != values) {
+    else if (e->values != values && e->handle->has_analysis())
       e->handle->update_values(A);
-    }
     e->values = values;
     run_handle(*e->handle);
   }
