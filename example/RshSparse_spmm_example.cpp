@@ -3,20 +3,24 @@
 // checks the result against KokkosSparse::spmv and prints the format
 // statistics and the time of each phase.
 //   rsh_spmm_example [matrix.mtx[.gz]] [N]
+// Exit status: 0 when the results agree, 1 when they do not, 2 on an error (one line on stderr).
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <stdexcept>
 #include <string>
 
 #include "RshSparse_IOUtils.hpp"
 #include "RshSparse_generators.hpp"
 #include "RshSparse_spmm.hpp"
 
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
+namespace {
+
+int run(int argc, char** argv) {
   using Scalar = double;
   using Exec = Kokkos::DefaultExecutionSpace;
   using Memory = Exec::memory_space;
@@ -26,6 +30,9 @@ int main(int argc, char** argv) {
 
   const std::string path = argc > 1 ? argv[1] : "";
   const int n = argc > 2 ? std::atoi(argv[2]) : 128;
+  if (n < 1 || n > 1 << 16)
+    throw std::invalid_argument("N must be an integer in [1, 65536], got '" + std::string(argc > 2 ? argv[2] : "") +
+                                "'");
   Kokkos::Timer timer;
   const auto bundle = path.empty() ? rsh::generate_rmat<Scalar, int, Memory>(14, 8, 42)
                                    : rsh::read_matrix_market<Scalar, int, Memory>(path);
@@ -77,4 +84,18 @@ int main(int argc, char** argv) {
               1e3 * t_load, 1e3 * t_analyze, 1e3 * t_spmm, kRuns, 1e3 * t_kk);
   std::printf("||C_rsh - C_kokkoskernels|| / ||C_kokkoskernels|| = %.3e  %s\n", rel, rel < 1e-12 ? "OK" : "MISMATCH");
   return rel < 1e-12 ? 0 : 1;
+}
+
+}  // namespace
+
+// Every failure (a malformed or missing file, a matrix the machine cannot hold, a bad argument) is one line
+// on stderr and exit status 2, never an uncaught exception.
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rsh_spmm_example: %s\n", e.what());
+    return 2;
+  }
 }

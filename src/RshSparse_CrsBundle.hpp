@@ -3,6 +3,7 @@
 // in any memory space. Column indices are `int`; the row offset type is the
 // user's (int or size_t, as KokkosSparse::CrsMatrix).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -37,17 +38,21 @@ namespace impl {
 /// std::invalid_argument when nnz does not fit the Offset type.
 template <class Scalar, class Offset, class MemorySpace>
 CrsBundle<Scalar, Offset, MemorySpace> to_bundle(const HostCrs& A, const std::string& what) {
-  if (static_cast<unsigned long long>(A.nnz()) > static_cast<unsigned long long>(std::numeric_limits<Offset>::max()))
-    throw std::invalid_argument(what + ": " + std::to_string(A.nnz()) + " nonzeros overflow the " +
+  // The arrays as they are (a malformed A stays malformed, for the checks downstream to see).
+  const int64_t stored = static_cast<int64_t>(std::min(A.entries.size(), A.values.size()));
+  const int64_t nnz = std::max(A.nnz(), stored);
+  if (static_cast<unsigned long long>(nnz) > static_cast<unsigned long long>(std::numeric_limits<Offset>::max()))
+    throw std::invalid_argument(what + ": " + std::to_string(nnz) + " nonzeros overflow the " +
                                 std::to_string(8 * sizeof(Offset)) + "-bit offset type");
+  check_host_bytes(crs_bytes(A.num_rows, nnz, sizeof(Offset), sizeof(Scalar)), what + ": the host copy");
   CrsBundle<Scalar, Offset, Kokkos::HostSpace> h;
   h.num_rows = static_cast<int>(A.num_rows);
   h.num_cols = static_cast<int>(A.num_cols);
   h.row_map = decltype(h.row_map)("rsh::row_map", A.num_rows + 1);
-  h.entries = decltype(h.entries)("rsh::entries", A.nnz());
-  h.values = decltype(h.values)("rsh::values", A.nnz());
+  h.entries = decltype(h.entries)("rsh::entries", stored);
+  h.values = decltype(h.values)("rsh::values", stored);
   for (int64_t r = 0; r <= A.num_rows; ++r) h.row_map(r) = static_cast<Offset>(A.row_map[r]);
-  for (int64_t k = 0; k < A.nnz(); ++k) {
+  for (int64_t k = 0; k < stored; ++k) {
     h.entries(k) = A.entries[k];
     h.values(k) = static_cast<Scalar>(A.values[k]);
   }

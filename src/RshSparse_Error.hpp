@@ -1,7 +1,8 @@
 #pragma once
 // Error types of the rsh module. User errors (bad arguments) are
 // std::invalid_argument; malformed input files are rsh::FileFormatError,
-// which names the file and line; library code never aborts.
+// which names the file and line; sizes the machine cannot hold are
+// rsh::ResourceError, which names the size; library code never aborts.
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,13 @@ class FileFormatError : public std::runtime_error {
  private:
   std::string file_;
   long line_;
+};
+
+/// A size the machine cannot hold (checked before allocating, since the kernel's out-of-memory killer ends
+/// a process whose allocation it let through). what() names what was asked for and what is available.
+class ResourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace rsh

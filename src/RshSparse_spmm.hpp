@@ -1,8 +1,8 @@
 #pragma once
 // rsh::spmm: C = alpha * op(A) * B + beta * C for sparse A and rank-2 B, C,
 // with the argument order of KokkosSparse::spmv(mode, alpha, A, X, beta, Y).
-// beta == 0 overwrites C (NaN in C is ignored); alpha == 0 or an empty A only
-// scales C. op = "T" multiplies with an analysis of A^T that the handle
+// beta == 0 overwrites C (NaN in C is ignored); alpha == 0 (A is not read) or
+// an A without entries (its row_map checked) only scales C. op = "T" multiplies with an analysis of A^T that the handle
 // builds on the first such call (SpmmHandle::prepare_transpose).
 #include <Kokkos_Core.hpp>
 #include <string>
@@ -48,6 +48,17 @@ void check_spmm_args(Mode mode, const Matrix& A, const BView& B, const CView& C)
                                 std::to_string(C.extent(0)) + " x " + std::to_string(C.extent(1)));
 }
 
+/// Where the multiply only scales C, does that and returns true: alpha == 0 (A is not read, as in BLAS),
+/// or A has no entries (after a check that its row_map is one of an empty matrix).
+template <class ExecSpace, class Matrix, class CView>
+bool scaled_only(const ExecSpace& exec, typename CView::const_value_type alpha, const Matrix& A,
+                 typename CView::const_value_type beta, const CView& C) {
+  if (alpha != 0 && MatrixAccess<Matrix>::entries(A).extent(0) != 0) return false;
+  if (alpha != 0) check_crs_on(exec, A, "rsh::spmm");
+  scale_all(exec, beta, C);
+  return true;
+}
+
 /// The handle-free multiply with no inspection: over A's CSR arrays, or for op = "T" over A^T's CSR,
 /// transposed on the execution space for this call.
 template <class ExecSpace, class Matrix, class BView, class CView>
@@ -74,9 +85,7 @@ void spmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, Mode mode, 
   RSH_REQUIRE(handle != nullptr, "rsh::spmm: null handle");
   impl::check_spmm_args<ExecSpace>(mode, A, B, C);
   Kokkos::Profiling::pushRegion("rsh::spmm");
-  if (alpha == 0 || impl::MatrixAccess<Matrix>::entries(A).extent(0) == 0) {
-    impl::scale_all(exec, beta, C);
-  } else {
+  if (!impl::scaled_only(exec, alpha, A, beta, C)) {
     using Handle = SpmmHandle<Scalar, Device>;
     Handle& analysed = mode == Mode::kTranspose ? handle->prepare_transpose(A) : (handle->prepare(A), *handle);
     impl::Spmm<ExecSpace, Handle, BView, CView>::run(exec, analysed, alpha, B, beta, C);
@@ -111,9 +120,7 @@ void spmm(const ExecSpace& exec, const char mode[], typename CView::const_value_
   const Mode op = mode_from_string(mode);
   impl::check_spmm_args<ExecSpace>(op, A, B, C);
   Kokkos::Profiling::pushRegion("rsh::spmm");
-  if (alpha == 0 || impl::MatrixAccess<Matrix>::entries(A).extent(0) == 0)
-    impl::scale_all(exec, beta, C);
-  else
+  if (!impl::scaled_only(exec, alpha, A, beta, C))
     impl::AnalysisCache<typename CView::non_const_value_type,
                         Kokkos::Device<ExecSpace, typename impl::MatrixAccess<Matrix>::memory_space>>::instance()
         .multiply(

@@ -128,6 +128,61 @@ TEST_F(MatrixMarketTest, RoundTripPlainAndCompressed) {
   }
 }
 
+/// Bytes in memory read as the same file does: plain, gzip-compressed, truncated gzip, NUL bytes.
+TEST_F(MatrixMarketTest, ReadsFromMemoryAsFromFiles) {
+  const auto A = rsh::generate_uniform<double>(300, 200, 9, rsh::test::fresh_seed());
+  auto bytes_of = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (const std::string name : {"mem.mtx", "mem.mtx.gz"}) {
+    const std::string path = ::testing::TempDir() + "rsh_io_" + name;
+    rsh::write_matrix_market(path, A);
+    const std::string bytes = bytes_of(path);
+    const rsh::impl::HostCrs got = rsh::impl::read_matrix_market_memory(bytes.data(), bytes.size(), name);
+    const rsh::impl::HostCrs want = rsh::impl::read_matrix_market_host(path);
+    EXPECT_EQ(got.row_map, want.row_map) << name;
+    EXPECT_EQ(got.entries, want.entries) << name;
+    EXPECT_EQ(got.values, want.values) << name;
+    EXPECT_THROW(rsh::impl::read_matrix_market_memory(bytes.data(), bytes.size() * 2 / 3, name), rsh::FileFormatError)
+        << name << " cut";
+  }
+  const std::string no_newline = "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 1 3.5";
+  const auto last = rsh::impl::read_matrix_market_memory(no_newline.data(), no_newline.size(), "x");
+  ASSERT_EQ(last.nnz(), 1);
+  EXPECT_EQ(last.values[0], 3.5);
+  const std::string nul = std::string("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1") + '\0' + " 2\n";
+  try {
+    rsh::impl::read_matrix_market_memory(nul.data(), nul.size(), "nul.mtx");
+    FAIL() << "accepted a NUL byte";
+  } catch (const rsh::FileFormatError& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_NE(std::string(e.what()).find("NUL"), std::string::npos) << e.what();
+  }
+}
+
+/// A header asking for more memory than the machine has gets rsh::ResourceError naming the size, before
+/// anything is allocated (not the kernel's out-of-memory killer).
+TEST_F(MatrixMarketTest, SizesBeyondTheMachineAreRefusedBeforeAllocating) {
+  const std::string path = write("huge.mtx",
+                                 "%%MatrixMarket matrix coordinate real general\n"
+                                 "2000000000 2000000000 1000000000000000\n1 1 1\n");
+  try {
+    rsh::read_matrix_market<double>(path);
+    FAIL() << "accepted a petabyte header";
+  } catch (const rsh::ResourceError& e) {
+    EXPECT_NE(std::string(e.what()).find("GB of host memory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  // 2e9 x 2e9 with one entry: its two row arrays take 32 GB, refused wherever they do not fit.
+  const std::string one = write("one.mtx",
+                                "%%MatrixMarket matrix coordinate real general\n"
+                                "2000000000 2000000000 1\n1 1 1\n");
+  if (rsh::impl::host_bytes_available() < 32e9) EXPECT_THROW(rsh::read_matrix_market<double>(one), rsh::ResourceError);
+  EXPECT_THROW(rsh::impl::check_host_bytes(1e18, "an exabyte"), rsh::ResourceError);
+  EXPECT_NO_THROW(rsh::impl::check_host_bytes(1e6, "a megabyte"));
+}
+
 TEST_F(MatrixMarketTest, ReadsSharedBenchmarkMatrix) {
   const std::string path = rsh::test::shared_matrix("gnn/cora.mtx.gz");
   if (path.empty()) GTEST_SKIP() << "shared matrices not present";

@@ -530,6 +530,10 @@ TYPED_TEST_P(SpmmTest, RejectsMalformedCsr) {
   impl::HostCrs decreasing = A_host;
   std::swap(decreasing.row_map[3], decreasing.row_map[4]);
   if (decreasing.row_map[3] != decreasing.row_map[4]) bad(decreasing, "decreasing offsets");
+  impl::HostCrs no_entries = A_host;  // offsets of no empty matrix, and no entries: not "only scale C"
+  no_entries.entries.clear(), no_entries.values.clear();
+  for (size_t r = 0; r < no_entries.row_map.size(); ++r) no_entries.row_map[r] = -static_cast<int64_t>(r);
+  bad(no_entries, "no entries, offsets below zero");
 }
 
 /// Every array of a pattern built on the execution space equals the host inspector's (the same phases on

@@ -1,12 +1,68 @@
 #include "impl/RshSparse_HostCrs.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "RshSparse_Error.hpp"
+
 namespace rsh {
 namespace impl {
+
+namespace {
+
+/// The first number in a file (cgroup v2's memory.max reads "max" where there is no limit: infinity).
+double number_in(const char* path) {
+  std::ifstream f(path);
+  double x;
+  return f >> x ? x : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+double host_bytes_available() {
+  double available = std::numeric_limits<double>::infinity();
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  double kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") available = 1024.0 * kib;
+  if (available == std::numeric_limits<double>::infinity()) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) available = double(pages) * double(page);
+  }
+  // A budget the caller sets (fuzzers and batch jobs: a share of the node, below what the kernel allows).
+  if (const char* limit = std::getenv("RSH_HOST_MEMORY_LIMIT")) {
+    char* end = nullptr;
+    const double bytes = std::strtod(limit, &end);
+    if (end != limit && bytes >= 0) available = std::min(available, bytes);
+  }
+  // A container's limit (cgroup v2) is what its out-of-memory killer enforces.
+  const double limit = number_in("/sys/fs/cgroup/memory.max"), used = number_in("/sys/fs/cgroup/memory.current");
+  if (limit != std::numeric_limits<double>::infinity() && used != std::numeric_limits<double>::infinity())
+    available = std::min(available, limit - used);
+  return available;
+}
+
+void check_host_bytes(double bytes, const std::string& what) {
+  const double available = host_bytes_available();
+  if (bytes <= available) return;
+  char text[160];
+  std::snprintf(text, sizeof(text), ": needs %.3g GB of host memory, %.3g GB available", bytes * 1e-9,
+                available * 1e-9);
+  throw ResourceError(what + text);
+}
+
+double crs_bytes(int64_t num_rows, int64_t nnz, int offset_bytes, int value_bytes) {
+  return double(num_rows + 1) * offset_bytes + double(nnz) * (sizeof(int) + value_bytes);
+}
 
 HostCrs coo_to_crs(int64_t num_rows, int64_t num_cols, std::vector<CooEntry> coo) {
   constexpr int64_t kMaxIndex = std::numeric_limits<int>::max();
@@ -19,7 +75,12 @@ HostCrs coo_to_crs(int64_t num_rows, int64_t num_cols, std::vector<CooEntry> coo
                                   ") outside " + std::to_string(num_rows) + " x " + std::to_string(num_cols));
   }
   // Bucket by row (linear), then sort each row's few entries: fast for the
-  // 100M-entry generated graphs where one global sort is not.
+  // 100M-entry generated graphs where one global sort is not. Peak: the row
+  // starts, the buckets and the CSR beside the coordinates.
+  check_host_bytes(
+      double(num_rows + 1) * 2 * sizeof(int64_t) +
+          double(coo.size()) * (sizeof(std::pair<int, double>) + sizeof(int) + sizeof(double)),
+      "rsh::coo_to_crs: " + std::to_string(num_rows) + " rows, " + std::to_string(coo.size()) + " entries");
   HostCrs crs;
   crs.num_rows = num_rows;
   crs.num_cols = num_cols;

@@ -3,6 +3,7 @@
 // (file I/O, generators, preprocessing). 64-bit offsets so any file that fits
 // in memory can be read; narrowing to the user's Offset type is checked.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rsh {
@@ -16,6 +17,17 @@ struct HostCrs {
   std::vector<double> values;       ///< nnz
   int64_t nnz() const { return row_map.empty() ? 0 : row_map.back(); }
 };
+
+/// Bytes of host memory a new allocation can take now: MemAvailable, lowered to the environment's
+/// RSH_HOST_MEMORY_LIMIT (bytes) where set and to a container's (cgroup v2) limit less its use.
+double host_bytes_available();
+
+/// Throws rsh::ResourceError ("<what>: needs X GB of host memory, Y GB available") when `bytes` exceed
+/// host_bytes_available(). Called before large host allocations.
+void check_host_bytes(double bytes, const std::string& what);
+
+/// Bytes of a CSR with `num_rows` rows and `nnz` entries of the given offset and value sizes.
+double crs_bytes(int64_t num_rows, int64_t nnz, int offset_bytes, int value_bytes);
 
 /// One coordinate entry (0-based).
 struct CooEntry {

@@ -1,5 +1,6 @@
-// Matrix Market coordinate reader/writer over zlib (gzopen reads plain and
-// gzip files alike). Every rejection names the file and the line.
+// Matrix Market coordinate reader/writer over zlib: files through gzread
+// (plain and gzip files alike), bytes in memory through inflate where they
+// carry gzip's magic. Every rejection names the file and the line.
 #include <zlib.h>
 
 #include <algorithm>
@@ -28,33 +29,123 @@ struct GzCloser {
 };
 using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
 
-/// Reads whole lines of any length; tracks the 1-based line number.
+/// Bytes in memory, inflated chunk by chunk where they start with gzip's magic, else passed through.
+class MemorySource {
+ public:
+  MemorySource(const char* data, size_t size) : data_(data), size_(size) {
+    gzip_ = size >= 2 && static_cast<unsigned char>(data[0]) == 0x1f && static_cast<unsigned char>(data[1]) == 0x8b;
+    if (!gzip_) return;
+    stream_ = std::make_unique<z_stream>();
+    std::memset(stream_.get(), 0, sizeof(z_stream));
+    if (inflateInit2(stream_.get(), 15 + 16) != Z_OK) throw std::runtime_error("zlib: inflateInit2 failed");
+    stream_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
+    stream_->avail_in = static_cast<uInt>(std::min<size_t>(size, std::numeric_limits<uInt>::max()));
+    consumed_ = stream_->avail_in;
+  }
+  ~MemorySource() {
+    if (stream_) inflateEnd(stream_.get());
+  }
+  MemorySource(const MemorySource&) = delete;
+  MemorySource& operator=(const MemorySource&) = delete;
+
+  /// Appends up to `max` bytes to `out`; 0 at the end. Returns -1 on corrupt or truncated gzip data.
+  long read(std::string& out, size_t max) {
+    if (!gzip_) {
+      const size_t n = std::min(max, size_ - pos_);
+      out.append(data_ + pos_, n);
+      pos_ += n;
+      return static_cast<long>(n);
+    }
+    if (ended_) return 0;
+    const size_t old = out.size();
+    out.resize(old + max);
+    stream_->next_out = reinterpret_cast<Bytef*>(&out[old]);
+    stream_->avail_out = static_cast<uInt>(max);
+    while (stream_->avail_out == max) {
+      if (stream_->avail_in == 0 && consumed_ < size_) {  // inputs over 4 GiB, a uInt at a time
+        const size_t n = std::min<size_t>(size_ - consumed_, std::numeric_limits<uInt>::max());
+        stream_->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data_ + consumed_));
+        stream_->avail_in = static_cast<uInt>(n);
+        consumed_ += n;
+      }
+      const int rc = inflate(stream_.get(), Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        ended_ = true;
+        break;
+      }
+      if (rc != Z_OK || (stream_->avail_in == 0 && consumed_ == size_ && stream_->avail_out == max)) {
+        out.resize(old);
+        return -1;
+      }
+    }
+    const size_t n = max - stream_->avail_out;
+    out.resize(old + n);
+    if (n == 0 && !ended_) return -1;
+    return static_cast<long>(n);
+  }
+
+ private:
+  const char* data_;
+  size_t size_, pos_ = 0, consumed_ = 0;
+  bool gzip_ = false, ended_ = false;
+  std::unique_ptr<z_stream> stream_;
+};
+
+/// Reads whole lines of any length from a file (zlib reads plain and gzip alike) or from memory; tracks the
+/// 1-based line number. A NUL byte inside a line is rejected (the parser reads C strings).
 class LineReader {
  public:
-  explicit LineReader(const std::string& path) : path_(path), file_(gzopen(path.c_str(), "rb")) {
+  explicit LineReader(const std::string& path) : name_(path), file_(gzopen(path.c_str(), "rb")) {
     if (!file_) throw FileFormatError(path, 0, std::string("cannot open: ") + std::strerror(errno));
   }
+  LineReader(const std::string& name, const char* data, size_t size)
+      : name_(name), memory_(std::make_unique<MemorySource>(data, size)) {}
+
   bool next(std::string& line) {
-    line.clear();
-    char buf[4096];
-    while (gzgets(file_.get(), buf, sizeof(buf)) != nullptr) {
-      line.append(buf);
-      if (!line.empty() && line.back() == '\n') break;
+    size_t end;
+    while ((end = buffer_.find('\n', pos_)) == std::string::npos && fill()) {
     }
-    int err = 0;
-    gzerror(file_.get(), &err);
-    if (err != Z_OK && err != Z_STREAM_END) fail("corrupt or truncated compressed data");
-    if (line.empty()) return false;
+    if (pos_ >= buffer_.size()) return false;
+    if (end == std::string::npos) end = buffer_.size() - 1;  // the last line, without its newline
+    line.assign(buffer_, pos_, end + 1 - pos_);
+    pos_ = end + 1;
     ++line_no_;
+    if (line.find('\0') != std::string::npos) fail("NUL byte in a line");
     while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
     return true;
   }
-  [[noreturn]] void fail(const std::string& reason) const { throw FileFormatError(path_, line_no_, reason); }
+  [[noreturn]] void fail(const std::string& reason) const { throw FileFormatError(name_, line_no_, reason); }
   long line_no() const { return line_no_; }
+  const std::string& name() const { return name_; }
 
  private:
-  std::string path_;
+  static constexpr size_t kChunk = size_t(1) << 16;
+
+  /// Reads the next chunk into the buffer (dropping the lines already returned); false at the end.
+  bool fill() {
+    buffer_.erase(0, pos_);
+    pos_ = 0;
+    long n;
+    if (file_) {
+      const size_t old = buffer_.size();
+      buffer_.resize(old + kChunk);
+      n = gzread(file_.get(), &buffer_[old], static_cast<unsigned>(kChunk));
+      buffer_.resize(old + static_cast<size_t>(std::max(n, 0L)));
+      int err = Z_OK;
+      gzerror(file_.get(), &err);
+      if (n < 0 || (err != Z_OK && err != Z_STREAM_END)) fail("corrupt or truncated compressed data");
+    } else {
+      n = memory_->read(buffer_, kChunk);
+      if (n < 0) fail("corrupt or truncated compressed data");
+    }
+    return n > 0;
+  }
+
+  std::string name_;
   GzFile file_;
+  std::unique_ptr<MemorySource> memory_;
+  std::string buffer_;
+  size_t pos_ = 0;
   long line_no_ = 0;
 };
 
@@ -130,10 +221,8 @@ Header parse_banner(const std::string& line, const LineReader& in) {
   return h;
 }
 
-}  // namespace
-
-HostCrs read_matrix_market_host(const std::string& path) {
-  LineReader in(path);
+/// The reader over either source.
+HostCrs read_matrix_market(LineReader& in) {
   std::string line;
   if (!in.next(line)) in.fail("empty file");
   const Header header = parse_banner(line, in);
@@ -155,6 +244,13 @@ HostCrs read_matrix_market_host(const std::string& path) {
 
   std::vector<CooEntry> coo;
   const bool mirrored = header.symmetry != Header::Symmetry::kGeneral;
+  // What the declared size will take (the coordinates, then coo_to_crs's peak beside them), checked before
+  // anything is allocated: a header alone can ask for more than the machine has.
+  const double stored = double(declared) * (mirrored ? 2 : 1);
+  check_host_bytes(stored * (sizeof(CooEntry) + sizeof(std::pair<int, double>) + sizeof(int) + sizeof(double)) +
+                       double(rows + 1) * 2 * sizeof(int64_t),
+                   in.name() + ": " + std::to_string(rows) + " x " + std::to_string(cols) + " with " +
+                       std::to_string(declared) + " entries");
   coo.reserve(static_cast<size_t>(std::min<int64_t>(declared, int64_t(1) << 26)) * (mirrored ? 2 : 1));
   int64_t seen = 0;
   while (in.next(line)) {
@@ -179,6 +275,18 @@ HostCrs read_matrix_market_host(const std::string& path) {
   if (seen < declared)
     in.fail("truncated: " + std::to_string(seen) + " of " + std::to_string(declared) + " entries present");
   return coo_to_crs(rows, cols, std::move(coo));
+}
+
+}  // namespace
+
+HostCrs read_matrix_market_host(const std::string& path) {
+  LineReader in(path);
+  return read_matrix_market(in);
+}
+
+HostCrs read_matrix_market_memory(const char* data, size_t size, const std::string& name) {
+  LineReader in(name, data, size);
+  return read_matrix_market(in);
 }
 
 void write_matrix_market_host(const std::string& path, const HostCrs& A, bool pattern) {

@@ -391,7 +391,7 @@ void two_opt(const HostCrs& A, const ColumnIndex& ix, std::vector<int>& order, b
       for (int64_t k = A.row_map[order[p]]; k < std::min(A.row_map[order[p] + 1], A.row_map[order[p]] + 32); ++k)
         __builtin_prefetch(&ix.cols[A.entries[k]]);
     for (int p = lo + 16; p < std::min(n, lo + 16 + RowSpan::kSpan); ++p) {
-      __builtin_prefetch(&A.entries[A.row_map[order[p]]]);
+      __builtin_prefetch(A.entries.data() + A.row_map[order[p]]);  // a row start may be nnz
       __builtin_prefetch(&ix.row_weight[order[p]]);
     }
     for (int p = lo + 24; p < std::min(n, lo + 24 + RowSpan::kSpan); ++p) __builtin_prefetch(&A.row_map[order[p]]);
@@ -422,7 +422,7 @@ void place_isolated_rows(const HostCrs& A, const std::vector<int>& nearest, std:
   std::vector<char> isolated(n, 0);
   for (int p = 0; p < n; ++p) {
     if (p + 16 < n) __builtin_prefetch(&A.row_map[order[p + 16]]);  // rows are scattered over A
-    if (p + 8 < n) __builtin_prefetch(&A.entries[A.row_map[order[p + 8]]]);
+    if (p + 8 < n) __builtin_prefetch(A.entries.data() + A.row_map[order[p + 8]]);
     const int r = order[p];
     if (A.row_map[r] == A.row_map[r + 1]) continue;  // empty rows stay where they are
     isolated[r] = !(p > 0 && shares_column(order[p - 1], r)) && !(p + 1 < n && shares_column(r, order[p + 1]));
