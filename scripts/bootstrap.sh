@@ -3,7 +3,8 @@
 # as root). CUDA is optional: the toolkit at /usr/local/cuda is used if there.
 set -euo pipefail
 packages=(cmake g++ make python3 zlib1g-dev libgtest-dev libbenchmark-dev
-          libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev)
+          libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
+          clang libclang-rt-14-dev)  # the sanitized build and libFuzzer (scripts/sanitize.sh)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
