@@ -34,35 +34,26 @@
 #include <map>
 #include <memory>
 
+#include "RshSparse_benchmark_kokkos.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_benchmark_timing.hpp"
 #include "RshSparse_spmm.hpp"
 #include "RshSparse_spmm_cusparse.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 
-#if !defined(KOKKOS_ENABLE_CUDA)
-#error "rsh_kokkos_benchmark needs a Kokkos built with CUDA"
-#endif
-
 namespace {
 
 using namespace rsh;
-using Device = Kokkos::Device<Kokkos::Cuda, Kokkos::CudaSpace>;
-using Half = Kokkos::Experimental::half_t;
+using Device = bench::CudaDevice;
+using bench::ElementOf;
+using bench::Half;
 
-struct Config {
+struct Config : bench::ImplFilter {
   bench::SuiteFlags suite;
-  std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, impls, modes{"N"};
+  std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, modes{"N"};
   std::vector<int> widths{32, 128, 256};
   bool gated_timing = true;
-  bool wants(const std::string& impl) const {
-    return impls.empty() || std::find(impls.begin(), impls.end(), impl) != impls.end();
-  }
 };
-
-/// The CUDA element of a Kokkos scalar (same bits), for the raw API and cuSPARSE.
-template <class Scalar>
-using ElementOf = typename std::conditional<std::is_same<Scalar, Half>::value, __half, Scalar>::type;
 
 template <class Scalar>
 double bound() {  // DESIGN section 7
@@ -104,13 +95,8 @@ struct Group {
 template <class Scalar, class Layout>
 std::unique_ptr<Group<Scalar, Layout>> g_group;
 
-struct Streams {
-  cudaStream_t stream;
-  Streams() { RSH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
-};
 cudaStream_t stream() {
-  static Streams s;
-  return s.stream;
+  return bench::benchmark_stream();
 }
 template <class Scalar, class Layout>
 Group<Scalar, Layout>& group(const impl::HostCrs& A, const std::string& key, int n, bool transpose) {

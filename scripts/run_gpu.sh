@@ -2,11 +2,14 @@
 # Runs on a GPU node from the repository root, over the staged .device/ of
 # scripts/stage_device.sh: GPU unit tests (the raw CUDA API, and rsh::spmm on
 # Kokkos::Cuda where the staged build has it) and the host tests on the node's
-# cores, compute-sanitizer memcheck on the GPU tests and racecheck on a small
-# case, then a benchmark subset; or (reorder) the host preprocessing benchmark
+# cores, every GPU test under compute-sanitizer's memcheck, racecheck, initcheck and synccheck, then a
+# benchmark subset; or (reorder) the host preprocessing benchmark
 # on the node's CPU; or (kokkos) the front-door benchmark against
 # KokkosSparse::spmv. Logs and the benchmark JSON go to the folder given as first argument.
-# Usage: scripts/run_gpu.sh OUT_DIR [tests|sanitize|bench|all|reorder] [benchmark args...]
+# Usage: scripts/run_gpu.sh OUT_DIR [tests|bench|all|reorder] [benchmark args...]
+#        scripts/run_gpu.sh OUT_DIR sanitize [TOOL,...]          (default: all four tools; <tool>_<shard>.log)
+#        scripts/run_gpu.sh OUT_DIR sddmm [benchmark args...]    (rsh_sddmm_benchmark: sddmm.json, and
+#                                                             scripts/sddmm_summary.py's table)
 #        scripts/run_gpu.sh OUT_DIR kokkos [benchmark args...]   (rsh_kokkos_benchmark: kokkos.json, and
 #                                                             scripts/kokkos_summary.py's tables)
 #        scripts/run_gpu.sh OUT_DIR host [benchmark args...]     (rsh_host_benchmark on the node's cores: host.json,
@@ -41,16 +44,27 @@ if [[ $what == tests || $what == all ]]; then
   $dev/bin/rsh_unit_tests --gtest_brief=1 2>&1 | tee "$out/host_tests.log" | tail -5 || status=1
 fi
 if [[ $what == sanitize || $what == all ]]; then
+  # Every GPU test under each tool, the binary split into gtest shards run side by side on the one GPU (the
+  # tools' cost is mostly on the host). RSH_SANITIZER_SHARDS sets the split (default 4).
+  tools=memcheck,racecheck,initcheck,synccheck
+  [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
+  shards=${RSH_SANITIZER_SHARDS:-4}
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-  echo "== compute-sanitizer memcheck ($sanitizer)"
-  "$sanitizer" --tool memcheck --error-exitcode 3 $dev/bin/rsh_cuda_tests --gtest_brief=1 \
-    --gtest_filter='*EdgeCases*:*AlphaBeta*:*DenseBlocks*:*RejectsBadSizes*:Cuda/*' > "$out/memcheck.log" 2>&1 ||
-    status=1
-  tail -3 "$out/memcheck.log"
-  echo "== compute-sanitizer racecheck (small case)"
-  "$sanitizer" --tool racecheck --error-exitcode 3 $dev/bin/rsh_cuda_tests --gtest_brief=1 \
-    --gtest_filter='CudaSpmm/1.EdgeCases' > "$out/racecheck.log" 2>&1 || status=1
-  tail -3 "$out/racecheck.log"
+  for tool in ${tools//,/ }; do
+    echo "== compute-sanitizer $tool: rsh_cuda_tests in $shards shards ($sanitizer)"
+    pids=()
+    for ((s = 0; s < shards; ++s)); do
+      # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
+      # every test's line is kept, so that a run cut short shows how far it got.
+      OMP_NUM_THREADS=$(( $(nproc) / shards > 0 ? $(nproc) / shards : 1 )) OMP_PROC_BIND=false \
+        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s "$sanitizer" --tool "$tool" --error-exitcode 3 \
+        $dev/bin/rsh_cuda_tests > "$out/${tool}_$s.log" 2>&1 &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    grep -hE "SUMMARY|tests? ran|PASSED|FAILED" "$out/${tool}"_*.log | sort | uniq -c
+    echo "tests finished: $(cat "$out/${tool}"_*.log | grep -cE '^\[ +(OK|FAILED) +\]')"
+  done
 fi
 if [[ $what == bench || $what == all ]]; then
   echo "== benchmark $*"
@@ -100,6 +114,13 @@ if [[ $what == kokkos ]]; then
     --benchmark_min_time=0.01 "$@" > "$out/kokkos.log" 2> "$out/kokkos.err" || status=1
   tail -3 "$out/kokkos.err"
   python3 scripts/kokkos_summary.py "$out/kokkos.json" | tee "$out/kokkos_summary.md" | tail -30
+fi
+if [[ $what == sddmm ]]; then
+  echo "== SDDMM benchmark $*"
+  $dev/bin/rsh_sddmm_benchmark --benchmark_out="$out/sddmm.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.01 "$@" > "$out/sddmm.log" 2> "$out/sddmm.err" || status=1
+  tail -3 "$out/sddmm.err"
+  python3 scripts/sddmm_summary.py "$out/sddmm.json" | tee "$out/sddmm_summary.md" | tail -12
 fi
 if [[ $what == host ]]; then
   echo "== host benchmark $* ($(nproc) cores)"

@@ -2,10 +2,10 @@
 # Builds the GPU tests and the benchmarks here and stages what the GPU machine
 # needs into .device/ (git-ignored; name it in the device tool's `carry`):
 #   .device/bin.tar.xz  bin/: rsh_cuda_tests, rsh_unit_tests, rsh_spmm_benchmark, rsh_reorder_benchmark,
-#                     rsh_host_benchmark (and
-#                     rsh_kokkos_benchmark with a CUDA-enabled Kokkos), stripped; lib/: shared libraries the GPU
-#                     machine lacks (found via $ORIGIN/../lib). Packed: the carried tree is limited to 64 MiB, and
-#                     scripts/run_gpu.sh unpacks it.
+#                     rsh_host_benchmark (and rsh_kokkos_benchmark and rsh_sddmm_benchmark with a
+#                     CUDA-enabled Kokkos), stripped; lib/: shared libraries the GPU machine lacks (found via
+#                     $ORIGIN/../lib). Packed: the carried tree is limited to 64 MiB, and scripts/run_gpu.sh
+#                     unpacks it.
 #   .device/matrices  the shared matrices (optional: pass a MANIFEST path filter)
 # With RSH_KOKKOS_ROOT=<prefix of a Kokkos + KokkosKernels built for CUDA, linked statically> the binaries
 # are built against it (in build-device/, or $RSH_BUILD_DIR), so that the tests and the benchmark run
@@ -21,7 +21,7 @@ else
   cmake -S . -B "$build" -DRSH_ENABLE_CUDA=ON -DRSH_ENABLE_PERF_TESTS=ON >/dev/null
 fi
 targets=(rsh_cuda_tests rsh_unit_tests rsh_spmm_benchmark rsh_reorder_benchmark rsh_host_benchmark)
-[ -n "${RSH_KOKKOS_ROOT:-}" ] && targets+=(rsh_kokkos_benchmark)
+[ -n "${RSH_KOKKOS_ROOT:-}" ] && targets+=(rsh_kokkos_benchmark rsh_sddmm_benchmark)
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 rm -rf .device && mkdir -p .device/bin .device/lib .device/matrices
 for t in "${targets[@]}"; do

@@ -71,6 +71,20 @@ class SpmmHandle {
     if (!transposed_) refresh_if_new_values(A);
   }
 
+  /// The analysis of A's pattern alone, for SDDMM (which writes A's values, never reads them): analyses on
+  /// first use, afterwards accepts only A's pattern; the cached values are left as they are.
+  template <class Matrix>
+  void prepare_pattern(const Matrix& A) {
+    if (!analyzed_) return analyze_rows(A);
+    check_pattern(A);
+  }
+
+  /// SDDMM wrote the values at `values`: where they are the ones this handle multiplies with, the next
+  /// multiply refreshes them (as for a new values view).
+  void note_values_written(const void* values) {
+    if (values == values_ptr_) values_ptr_ = nullptr;
+  }
+
   /// The handle that mode "T" multiplies with: A^T's analysis, built on first use (A transposed on the
   /// execution space, then analysed with this handle's options); afterwards accepts only A's pattern.
   template <class Matrix>
@@ -102,7 +116,8 @@ class SpmmHandle {
   void analyze_rows(const Matrix& A) {
     using Acc = impl::MatrixAccess<Matrix>;
     // Spaces without a hand-written backend run the portable kernels, which plan their own way.
-    const Options plan = impl::SpmmBackendAvail<execution_space>::value ? options_ : impl::portable_plan(options_);
+    const Options plan = impl::deterministic_plan(
+        impl::SpmmBackendAvail<execution_space>::value ? options_ : impl::portable_plan(options_));
     backend_state_.reset();  // a backend's state reads the format about to be replaced
     analyzed_ = false;
     const execution_space exec;

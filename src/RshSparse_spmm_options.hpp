@@ -127,9 +127,26 @@ struct Options {
   /// true lets the Tensor-Core tiles take TF32 operands (10 mantissa bits, relative error near 1e-3),
   /// which is faster. Other scalars and the portable kernels ignore it.
   bool allow_tf32 = false;
+  /// Results bitwise identical from run to run (same device, inputs and options): no work item adds into C
+  /// with atomics, whose order varies; windows and residual rows are then never split across work items, so
+  /// matrices with very long rows run slower. Covers a handle's multiplies in both modes (SDDMM has no
+  /// atomics either way); the handle-free call takes no Options and is not covered.
+  bool deterministic = false;
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).
   bool report_progress = false;
 };
+
+namespace impl {
+
+/// The options a handle plans with under Options::deterministic: work items never split (a split piece
+/// adds into C with atomics).
+inline Options deterministic_plan(Options options) {
+  if (!options.deterministic) return options;
+  options.tuning.max_tiles_per_item = options.tuning.max_residual_nnz_per_item = 1 << 28;
+  return options;
+}
+
+}  // namespace impl
 
 /// Every policy and its name, in the order of the enum (kAuto last).
 constexpr Reorder kAllReorders[] = {

@@ -18,50 +18,10 @@
 #include "RshSparse_spmm.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "Test_RshSparse_common.hpp"
+#include "Test_RshSparse_kokkos.hpp"
 
 namespace rsh {
 namespace test {
-
-/// One instantiation: the scalar of A, B and C, their layout and the execution space.
-template <class S, class L, class E>
-struct SpmmConfig {
-  using Scalar = S;
-  using Layout = L;
-  using ExecSpace = E;
-  using Device = Kokkos::Device<E, typename E::memory_space>;
-};
-
-/// True for Kokkos' binary16 half_t (on Kokkos 3.4's host builds half_t is float).
-template <class S>
-constexpr bool is_half() {
-  return !std::is_same<S, float>::value && !std::is_same<S, double>::value;
-}
-
-template <class S>
-double as_double(S x) {
-  return std::is_same<S, double>::value ? static_cast<double>(x) : static_cast<double>(static_cast<float>(x));
-}
-
-/// DESIGN section 7's bound for what the multiply computes in: FP64 1e-12, FP32 1e-5, TF32 (opt-in) 5e-3,
-/// FP16 2e-2. The portable kernels compute float in FP32 and accumulate half in FP32.
-template <class S>
-double spmm_tolerance(const Options& options) {
-  if (std::is_same<S, double>::value) return 1e-12;
-  if (is_half<S>()) return 2e-2;
-  return options.allow_tf32 ? 5e-3 : 1e-5;
-}
-
-/// values(k) *= factor on the execution space (a free function: nvcc rejects a device lambda in the
-/// private TestBody of a gtest test).
-template <class ExecSpace, class Values>
-void scale_values(const Values& values, double factor) {
-  using Scalar = typename Values::non_const_value_type;
-  const Scalar f = static_cast<Scalar>(factor);
-  Kokkos::parallel_for(
-      "rsh::test::scale_values", Kokkos::RangePolicy<ExecSpace>(0, values.extent(0)),
-      KOKKOS_LAMBDA(const int k) { values(k) = f * values(k); });
-  Kokkos::fence();
-}
 
 /// KokkosSparse::spmv on the same views, as an application calls it. KokkosKernels' cuSPARSE path for
 /// half_t multivectors (LayoutLeft C) returns wrong results: it passes alpha and beta as half_t to cuSPARSE
@@ -80,75 +40,21 @@ void kk_spmv(const char mode[], const Matrix& A, const MultiVector& B, typename 
   KokkosSparse::spmv(mode, alpha, A, B, beta, C);
 }
 
-/// A with row 0's first column moved one column on (another pattern of the same size); false where that
-/// makes a duplicate in row 0 (which the format would sum, leaving the same pattern of slots).
-inline bool first_column_moved(impl::HostCrs& A) {
-  const auto first = A.entries.begin(), last = A.entries.begin() + A.row_map[1];
-  if (first == last) return false;
-  *first = static_cast<int>((*first + 1) % A.num_cols);
-  std::sort(first, last);
-  return std::adjacent_find(first, last) == last;
-}
-
 template <class Cfg>
-class SpmmTest : public ::testing::Test {
+class SpmmTest : public KokkosTest<Cfg> {
  protected:
-  using Scalar = typename Cfg::Scalar;
-  using Layout = typename Cfg::Layout;
-  using ExecSpace = typename Cfg::ExecSpace;
-  using Device = typename Cfg::Device;
-  using MemorySpace = typename Device::memory_space;
-  using Matrix = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
-  using MultiVector = Kokkos::View<Scalar**, Layout, Device>;
-  using Handle = SpmmHandle<Scalar, Device>;
-
-  void SetUp() override {
-    if (!backend_available()) GTEST_SKIP() << "no device for " << ExecSpace::name();
-  }
-
-  /// False where the execution space is a GPU and no GPU is present (the build itself needs none).
-  static bool backend_available() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      int count = 0;
-      return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-    }
-#endif
-    return true;
-  }
-
-  static Matrix to_kk(const impl::HostCrs& A) {
-    const auto b = impl::to_bundle<Scalar, int, MemorySpace>(A, "test");
-    return Matrix("A", b.num_rows, b.num_cols, b.nnz(), b.values, b.row_map, b.entries);
-  }
-  static MultiVector to_view(const Dense& d) {
-    MultiVector v("v", d.rows, d.cols);
-    auto h = Kokkos::create_mirror_view(v);
-    for (int64_t i = 0; i < d.rows; ++i)
-      for (int64_t j = 0; j < d.cols; ++j) h(i, j) = static_cast<Scalar>(d(i, j));
-    Kokkos::deep_copy(v, h);
-    return v;
-  }
-  /// Dense in double of what the view holds (so the reference sees the same rounding).
-  static Dense from_view(const MultiVector& v) {
-    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-    Dense d(v.extent(0), v.extent(1));
-    for (int64_t i = 0; i < d.rows; ++i)
-      for (int64_t j = 0; j < d.cols; ++j) d(i, j) = as_double(h(i, j));
-    return d;
-  }
-  static Scalar nan() {
-    return static_cast<Scalar>(std::numeric_limits<float>::quiet_NaN());
-  }
-  /// A's values as the multiply sees them (rounded to Scalar).
-  static impl::HostCrs rounded(impl::HostCrs A) {
-    for (double& v : A.values) v = as_double(static_cast<Scalar>(v));
-    return A;
-  }
-  static double error(const Dense& ref, const MultiVector& C) {
-    const Dense got = from_view(C);
-    return max_column_error(ref, [&](int64_t i, int64_t j) { return got(i, j); });
-  }
+  using Base = KokkosTest<Cfg>;
+  using Base::error;
+  using Base::from_view;
+  using Base::nan;
+  using Base::rounded;
+  using Base::to_kk;
+  using Base::to_view;
+  using typename Base::ExecSpace;
+  using typename Base::Handle;
+  using typename Base::Matrix;
+  using typename Base::MultiVector;
+  using typename Base::Scalar;
 
   /// One multiply C = alpha op(A) B + beta C through rsh::spmm on a fresh handle and handle-free,
   /// checked against the reference and against KokkosSparse::spmv. `nonnegative` makes A and B
@@ -260,6 +166,39 @@ TYPED_TEST_P(SpmmTest, LongWindowsOfHubRows) {
         SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r));
         this->check(*A, 5, 1.0, 0.5, o);
       }
+}
+
+// Options::deterministic: no split work items (the only ones that add with atomics) even where the
+// work-item bounds would cut, and two runs on fresh handles give the same bits, in both modes.
+TYPED_TEST_P(SpmmTest, DeterministicModeRepeatsBitwise) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto A_host = shuffled_with_duplicates(random_crs(64, 3000, 2500, seed), seed);  // long rows
+  const auto A = this->to_kk(A_host);
+  const MultiVector B = this->to_view(random_dense(3000, 24, seed + 1));
+  const MultiVector Bt = this->to_view(random_dense(64, 24, seed + 2));
+  for (Partition p : kAllPartitions) {
+    SCOPED_TRACE(partition_name(p));
+    Options o = options(p, 2, 8);  // bounds that cut every long window and row
+    o.deterministic = true;
+    this->check(A_host, 24, 1.0, 0.0, o);
+    std::vector<std::vector<double>> runs;
+    for (int run = 0; run < 2; ++run)
+      for (const char* mode : {"N", "T"}) {
+        typename TestFixture::Handle handle(o);
+        const bool t = mode[0] == 'T';
+        MultiVector C("C", t ? 3000 : 64, 24);
+        rsh::spmm(&handle, mode, Scalar(1), A, t ? Bt : B, Scalar(0), C);
+        Kokkos::fence();
+        const impl::FormatStats s = (t ? *handle.transposed() : handle).format_stats();
+        EXPECT_EQ(s.tc_split_items + s.res_atomic_items, 0) << mode;
+        runs.push_back(this->from_view(C).v);
+      }
+    EXPECT_TRUE(runs[0] == runs[2]) << "mode N differs between runs";
+    EXPECT_TRUE(runs[1] == runs[3]) << "mode T differs between runs";
+  }
 }
 
 // kAuto's reordering depends on the calls expected: results agree whichever it picks.
@@ -608,19 +547,11 @@ REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, Rand
                             RowLengthsAcrossWorkItemCuts, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
                             ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
                             LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges,
-                            TransposeOnEveryPartition, BothModesOnOneHandle);
+                            TransposeOnEveryPartition, BothModesOnOneHandle, DeterministicModeRepeatsBitwise);
 
-/// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
+/// Every (Scalar, Layout) of one execution space.
 template <class E>
-using SpmmConfigs =
-    ::testing::Types<SpmmConfig<float, Kokkos::LayoutRight, E>, SpmmConfig<float, Kokkos::LayoutLeft, E>,
-                     SpmmConfig<double, Kokkos::LayoutRight, E>, SpmmConfig<double, Kokkos::LayoutLeft, E>
-#if !defined(KOKKOS_HALF_T_IS_FLOAT) || !KOKKOS_HALF_T_IS_FLOAT
-                     ,
-                     SpmmConfig<Kokkos::Experimental::half_t, Kokkos::LayoutRight, E>,
-                     SpmmConfig<Kokkos::Experimental::half_t, Kokkos::LayoutLeft, E>
-#endif
-                     >;
+using SpmmConfigs = KokkosConfigs<E>;
 
 }  // namespace test
 }  // namespace rsh

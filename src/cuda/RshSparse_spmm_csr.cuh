@@ -123,12 +123,12 @@ __global__ void csr_items_kernel(const Offset* row_map, int rows, int piece, Csr
 }
 
 /// Throws std::invalid_argument on what the device found wrong with A.
-inline void throw_csr_error(int error, int rows, int cols, int64_t nnz) {
+inline void throw_csr_error(int error, int rows, int cols, int64_t nnz, const char* who = "rsh::cuda::spmm_csr") {
   if (error & kCsrRowMap)
-    throw std::invalid_argument("rsh::cuda::spmm_csr: row_map of " + std::to_string(rows) +
+    throw std::invalid_argument(std::string(who) + ": row_map of " + std::to_string(rows) +
                                 " rows is not nondecreasing from 0 to nnz = " + std::to_string(nnz));
   if (error & kCsrColumn)
-    throw std::invalid_argument("rsh::cuda::spmm_csr: a column id is outside [0, " + std::to_string(cols) + ")");
+    throw std::invalid_argument(std::string(who) + ": a column id is outside [0, " + std::to_string(cols) + ")");
 }
 
 }  // namespace detail

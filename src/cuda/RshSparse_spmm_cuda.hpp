@@ -122,6 +122,16 @@ template <class T, class Offset, class OutT>
 void spmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc,
               int n, Layout layout, cudaStream_t stream);
 
+/// SDDMM over A's CSR arrays, with no inspection (the handle-free call): for every stored position j of A,
+/// at (row r, column c), out[j] = alpha * dot(X(r, :), Y(c, :)) + beta * out[j] (beta == 0 ignores out),
+/// the dot products over k features on CUDA cores with FP32 accumulation. X: row-major num_rows x k, Y:
+/// row-major num_cols x k, ldx, ldy >= k; A's values are not read. Duplicates each get the product.
+/// Checks A on the device and waits for that check (std::invalid_argument on a malformed A).
+/// Instantiated for T = float and __half with OutT = T.
+template <class T, class Offset, class OutT>
+void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k,
+               float beta, OutT* out, cudaStream_t stream);
+
 /// True when a CUDA device is present and usable.
 bool device_available();
 
@@ -158,6 +168,15 @@ class SpmmPlan {
   template <class OutT>
   void spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
             cudaStream_t stream) const;
+
+  /// SDDMM on the plan's pattern: for every value slot s, at (row r, column c), slots[s] = dot(X(r, :),
+  /// Y(c, :)) over k features (tile slots, then residual slots, as the values; a duplicated position has
+  /// one slot). Tensor-Core tiles in the plan's precision (FP16; 3xTF32, or TF32 under FloatMath::kTf32)
+  /// and the residual on CUDA cores, FP32 accumulation. X: row-major num_rows x k, Y: row-major
+  /// num_cols x k, ldx, ldy >= k; slots: device buffer of num_value_slots() floats. Asynchronous on `stream`.
+  void sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots, cudaStream_t stream) const;
+  /// Value slots of the format: tile values then residual values.
+  int64_t num_value_slots() const;
 
   /// Overrides the planner's kernel choices (see KernelConfig).
   void set_config(const KernelConfig& config);

@@ -1,4 +1,5 @@
 // FP16 operands (FP32 accumulation), FP16 or FP32 output.
+#include "cuda/RshSparse_sddmm_cuda.cuh"
 #include "cuda/RshSparse_spmm_csr.cuh"
 #include "cuda/RshSparse_spmm_cuda_plan.cuh"
 
@@ -13,5 +14,9 @@ template void spmm_csr<__half, int, __half>(const DeviceCsr<__half, int>&, float
                                             __half*, int64_t, int, Layout, cudaStream_t);
 template void spmm_csr<__half, int64_t, __half>(const DeviceCsr<__half, int64_t>&, float, const __half*, int64_t, float,
                                                 __half*, int64_t, int, Layout, cudaStream_t);
+template void sddmm_csr<__half, int, __half>(const DeviceCsr<__half, int>&, float, const __half*, int64_t,
+                                             const __half*, int64_t, int, float, __half*, cudaStream_t);
+template void sddmm_csr<__half, int64_t, __half>(const DeviceCsr<__half, int64_t>&, float, const __half*, int64_t,
+                                                 const __half*, int64_t, int, float, __half*, cudaStream_t);
 }  // namespace cuda
 }  // namespace rsh

@@ -1,4 +1,5 @@
 // FP32 operands: Tensor-Core tiles in TF32, residual in FP32.
+#include "cuda/RshSparse_sddmm_cuda.cuh"
 #include "cuda/RshSparse_spmm_csr.cuh"
 #include "cuda/RshSparse_spmm_cuda_plan.cuh"
 
@@ -16,5 +17,9 @@ template void spmm_csr<float, int, float>(const DeviceCsr<float, int>&, float, c
                                           int64_t, int, Layout, cudaStream_t);
 template void spmm_csr<float, int64_t, float>(const DeviceCsr<float, int64_t>&, float, const float*, int64_t, float,
                                               float*, int64_t, int, Layout, cudaStream_t);
+template void sddmm_csr<float, int, float>(const DeviceCsr<float, int>&, float, const float*, int64_t, const float*,
+                                           int64_t, int, float, float*, cudaStream_t);
+template void sddmm_csr<float, int64_t, float>(const DeviceCsr<float, int64_t>&, float, const float*, int64_t,
+                                               const float*, int64_t, int, float, float*, cudaStream_t);
 }  // namespace cuda
 }  // namespace rsh

@@ -236,11 +236,12 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
     d.res_num_items = d.res_num_local = static_cast<int>(items.size());
     d.num_scale_rows = 0;
   }
+  // Dense blocks multiply from the block layout, but SDDMM walks the residual: kept either way.
+  d.store.res_cols.assign(f.res_cols, f.res_nnz, stream);
+  d.store.res_items.assign(items.data(), items.size(), stream);
   if (!f.dense_blocks) {
-    d.store.res_cols.assign(f.res_cols, f.res_nnz, stream);
-    d.store.res_items.assign(items.data(), items.size(), stream);
     d.store.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
-  } else {  // the residual only names the values' places in the dense blocks
+  } else {  // the residual names the values' places in the dense blocks
     d.dense_slot.assign(f.res_nnz, 0);
     for (int i = 0; i < f.res_num_items; ++i)
       for (int k = f.res_item_begin[i]; k < f.res_item_end[i]; ++k) {

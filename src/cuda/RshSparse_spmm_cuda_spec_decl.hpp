@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
@@ -60,8 +61,30 @@ struct SpmmBackendState<Kokkos::Cuda, Scalar> {
   /// (A scalar without CUDA kernels names a float plan it never builds.)
   std::unique_ptr<cuda::SpmmPlan<std::conditional_t<std::is_void<Element>::value, float, Element>>> plan;
   uint64_t values_version = 0;
-  void reset() { plan.reset(), values_version = 0; }
+  /// SDDMM's dot products per value slot, kept between calls (grown as needed).
+  Kokkos::View<float*, Kokkos::CudaSpace> sddmm_slots;
+  void reset() { plan.reset(), values_version = 0, sddmm_slots = {}; }
 };
+
+/// The handle's CUDA plan of Element, built on first use and its values kept current with the handle's.
+template <class Element, class Handle>
+const cuda::SpmmPlan<Element>& cuda_plan(const Kokkos::Cuda& exec, Handle& h) {
+  auto& state = h.backend_state();
+  if (!state.plan) {
+    // The plan reads the handle's format in place; it derives its residual items and value copies.
+    state.plan = std::make_unique<cuda::SpmmPlan<Element>>(
+        format_arrays<cuda::DeviceFormat>(h.pattern()), reinterpret_cast<const Element*>(h.values().data()),
+        exec.cuda_stream(), h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
+    state.values_version = h.values_version();
+    h.set_backend_description(state.plan->describe());
+  }
+  if (state.values_version != h.values_version()) {  // update_values ran since: copy on the device
+    state.plan->update_values_device(reinterpret_cast<const Element*>(h.values().data()), exec.cuda_stream());
+    state.values_version = h.values_version();
+    h.set_backend_description(state.plan->describe());  // 2xTF32 or 3xTF32 follows the values
+  }
+  return *state.plan;
+}
 
 template <class Handle, class BView, class CView>
 struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
@@ -72,21 +95,7 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       spmm_portable(exec, h, alpha, B, beta, C);
     } else {
       if (h.options().algorithm == SpmmAlgorithm::kPortable) return spmm_portable(exec, h, alpha, B, beta, C);
-      auto& state = h.backend_state();
-      if (!state.plan) {
-        // The plan reads the handle's format in place; it derives its residual items and value copies.
-        state.plan = std::make_unique<cuda::SpmmPlan<Element>>(
-            format_arrays<cuda::DeviceFormat>(h.pattern()), reinterpret_cast<const Element*>(h.values().data()),
-            exec.cuda_stream(), h.options().allow_tf32 ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32);
-        state.values_version = h.values_version();
-        h.set_backend_description(state.plan->describe());
-      }
-      if (state.values_version != h.values_version()) {  // update_values ran since: copy on the device
-        state.plan->update_values_device(reinterpret_cast<const Element*>(h.values().data()), exec.cuda_stream());
-        state.values_version = h.values_version();
-        h.set_backend_description(state.plan->describe());  // 2xTF32 or 3xTF32 follows the values
-      }
-      const auto& plan = *state.plan;
+      const auto& plan = cuda_plan<Element>(exec, h);
       h.note_backend_run();
       plan.spmm(static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
                 static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
@@ -101,31 +110,48 @@ using CudaOffset =
     std::conditional_t<std::is_integral<Offset>::value && sizeof(Offset) == 4, int,
                        std::conditional_t<std::is_integral<Offset>::value && sizeof(Offset) == 8, int64_t, void>>;
 
+/// Whether the raw API's CSR kernels take Matrix's arrays with Scalar operands (int column ids, 32- or 64-bit
+/// offsets, values of Scalar, a CUDA element for Scalar), and the types they read them as.
+template <class Matrix, class Scalar>
+struct CudaCsrTypes {
+  using Acc = MatrixAccess<Matrix>;
+  using Element = typename CudaElement<Scalar>::type;
+  using Offset = CudaOffset<typename decltype(Acc::row_map(std::declval<const Matrix&>()))::non_const_value_type>;
+  using Ordinal = typename decltype(Acc::entries(std::declval<const Matrix&>()))::non_const_value_type;
+  using Values = typename decltype(Acc::values(std::declval<const Matrix&>()))::non_const_value_type;
+  static constexpr bool value = !std::is_void<Element>::value && !std::is_void<Offset>::value &&
+                                std::is_same<Ordinal, int>::value && std::is_same<Values, Scalar>::value;
+};
+
+/// A's CSR arrays as the raw API reads them (Offset and Element: the same bits as A's offsets and values);
+/// throws std::invalid_argument unless row_map has one entry more than A has rows.
+template <class Element, class Offset, class Matrix>
+cuda::DeviceCsr<Element, Offset> device_csr(const Matrix& A, const char* who) {
+  using Acc = MatrixAccess<Matrix>;
+  cuda::DeviceCsr<Element, Offset> csr;
+  csr.num_rows = Acc::num_rows(A), csr.num_cols = Acc::num_cols(A);
+  csr.nnz = static_cast<int64_t>(Acc::entries(A).extent(0));
+  if (static_cast<int64_t>(Acc::row_map(A).extent(0)) != int64_t(csr.num_rows) + 1)
+    throw std::invalid_argument(std::string(who) + ": row_map has " + std::to_string(Acc::row_map(A).extent(0)) +
+                                " entries for " + std::to_string(csr.num_rows) + " rows");
+  csr.row_map = reinterpret_cast<const Offset*>(Acc::row_map(A).data());
+  csr.entries = Acc::entries(A).data();
+  csr.values = reinterpret_cast<const Element*>(Acc::values(A).data());
+  return csr;
+}
+
 /// The handle-free multiply on Kokkos::Cuda: the raw API's spmm_csr over A's arrays where the kernels take
 /// its types (int column ids, A's scalar C's, 32- or 64-bit offsets), else the portable kernels.
 template <class Matrix, class BView, class CView>
 struct SpmmCsr<Kokkos::Cuda, Matrix, BView, CView, true> {
   static void run(const Kokkos::Cuda& exec, typename CView::const_value_type alpha, const Matrix& A, const BView& B,
                   typename CView::const_value_type beta, const CView& C) {
-    using Acc = MatrixAccess<Matrix>;
-    using Scalar = typename CView::non_const_value_type;
-    using Element = typename CudaElement<Scalar>::type;
-    using Offset = CudaOffset<typename decltype(Acc::row_map(A))::non_const_value_type>;
-    using Ordinal = typename decltype(Acc::entries(A))::non_const_value_type;
-    using AScalar = typename decltype(Acc::values(A))::non_const_value_type;
-    if constexpr (std::is_void<Element>::value || std::is_void<Offset>::value || !std::is_same<Ordinal, int>::value ||
-                  !std::is_same<AScalar, Scalar>::value || !cuda_dense_layouts<BView, CView>()) {
+    using Types = CudaCsrTypes<Matrix, typename CView::non_const_value_type>;
+    using Element = typename Types::Element;
+    if constexpr (!Types::value || !cuda_dense_layouts<BView, CView>()) {
       spmm_csr_portable(exec, alpha, A, B, beta, C);
     } else {
-      cuda::DeviceCsr<Element, Offset> csr;
-      csr.num_rows = Acc::num_rows(A), csr.num_cols = Acc::num_cols(A);
-      csr.nnz = static_cast<int64_t>(Acc::entries(A).extent(0));
-      if (static_cast<int64_t>(Acc::row_map(A).extent(0)) != int64_t(csr.num_rows) + 1)
-        throw std::invalid_argument("rsh::spmm: row_map has " + std::to_string(Acc::row_map(A).extent(0)) +
-                                    " entries for " + std::to_string(csr.num_rows) + " rows");
-      csr.row_map = reinterpret_cast<const Offset*>(Acc::row_map(A).data());
-      csr.entries = Acc::entries(A).data();
-      csr.values = reinterpret_cast<const Element*>(Acc::values(A).data());
+      const auto csr = device_csr<Element, typename Types::Offset>(A, "rsh::spmm");
       cuda::spmm_csr(csr, static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
                      static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
                      static_cast<int>(C.extent(1)), cuda_layout<BView>(), exec.cuda_stream());

@@ -1,0 +1,82 @@
+#pragma once
+// The Kokkos::Cuda specialisations of rsh::impl::Sddmm and SddmmCsr: the
+// raw CUDA API on the views' pointers and the instance's stream. X and Y
+// reach the kernels as row-major arrays (LayoutLeft ones through a
+// LayoutRight copy); double and SpmmAlgorithm::kPortable take the portable
+// kernels.
+#include <type_traits>
+
+#include "cuda/RshSparse_spmm_cuda_spec_decl.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// V itself where it is LayoutRight, else a LayoutRight copy of it on `exec`.
+template <class View>
+auto row_major_on(const Kokkos::Cuda& exec, const View& v) {
+  using Right = Kokkos::View<typename View::const_data_type, Kokkos::LayoutRight, typename View::device_type>;
+  if constexpr (std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value) {
+    return Right(v);
+  } else {
+    Kokkos::View<typename View::non_const_data_type, Kokkos::LayoutRight, typename View::device_type> copy(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::row_major"), v.extent(0), v.extent(1));
+    Kokkos::deep_copy(exec, copy, v);
+    return Right(copy);
+  }
+}
+
+template <class Handle, class XView, class YView, class Matrix>
+struct Sddmm<Kokkos::Cuda, Handle, XView, YView, Matrix, true> {
+  static void run(const Kokkos::Cuda& exec, Handle& h, typename XView::const_value_type alpha, const XView& X,
+                  const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
+    using Element = typename CudaElement<typename XView::non_const_value_type>::type;
+    if constexpr (std::is_void<Element>::value) {
+      h.note_portable_run();
+      sddmm_portable(exec, alpha, X, Y, beta, C);
+    } else {
+      if (h.options().algorithm == SpmmAlgorithm::kPortable) {
+        h.note_portable_run();
+        return sddmm_portable(exec, alpha, X, Y, beta, C);
+      }
+      const auto& plan = cuda_plan<Element>(exec, h);
+      h.note_backend_run();
+      auto& slots = h.backend_state().sddmm_slots;
+      if (static_cast<int64_t>(slots.extent(0)) < plan.num_value_slots())
+        slots = Kokkos::View<float*, Kokkos::CudaSpace>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::slots"), plan.num_value_slots());
+      const auto x = row_major_on(exec, X);
+      const auto y = row_major_on(exec, Y);
+      plan.sddmm(reinterpret_cast<const Element*>(x.data()), leading_dimension(x),
+                 reinterpret_cast<const Element*>(y.data()), leading_dimension(y), static_cast<int>(X.extent(1)),
+                 slots.data(), exec.cuda_stream());
+      gather_sddmm(exec, h.pattern().value_dest, slots, static_cast<float>(alpha), static_cast<float>(beta),
+                   MatrixAccess<Matrix>::values(C));
+    }
+  }
+};
+
+/// The handle-free SDDMM on Kokkos::Cuda: the raw API's sddmm_csr over C's arrays where the kernels take
+/// its types (int column ids, 32- or 64-bit offsets, float or half_t), else the portable kernels.
+template <class XView, class YView, class Matrix>
+struct SddmmCsr<Kokkos::Cuda, XView, YView, Matrix, true> {
+  static void run(const Kokkos::Cuda& exec, typename XView::const_value_type alpha, const XView& X, const YView& Y,
+                  typename XView::const_value_type beta, const Matrix& C) {
+    using Types = CudaCsrTypes<Matrix, typename XView::non_const_value_type>;
+    using Element = typename Types::Element;
+    if constexpr (!Types::value) {
+      check_crs_on(exec, C, "rsh::sddmm");
+      sddmm_portable(exec, alpha, X, Y, beta, C);
+    } else {
+      const auto csr = device_csr<Element, typename Types::Offset>(C, "rsh::sddmm");
+      const auto x = row_major_on(exec, X);
+      const auto y = row_major_on(exec, Y);
+      cuda::sddmm_csr(csr, static_cast<float>(alpha), reinterpret_cast<const Element*>(x.data()), leading_dimension(x),
+                      reinterpret_cast<const Element*>(y.data()), leading_dimension(y), static_cast<int>(X.extent(1)),
+                      static_cast<float>(beta), reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()),
+                      exec.cuda_stream());
+    }
+  }
+};
+
+}  // namespace impl
+}  // namespace rsh

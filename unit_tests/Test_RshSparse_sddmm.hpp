@@ -1,0 +1,222 @@
+#pragma once
+// rsh::sddmm through the public entry: one typed test suite over (Scalar,
+// Layout, ExecSpace), instantiated per execution space by
+// Test_<Backend>_RshSparse_sddmm.cpp. Every result is checked position by
+// position against a double host reference, with a bound relative to the
+// magnitude of the terms (sum |X(r, f) Y(c, f)|), which cancellation cannot
+// make vanish.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "RshSparse_CrsBundle.hpp"
+#include "RshSparse_sddmm.hpp"
+#include "RshSparse_spmm.hpp"
+#include "Test_RshSparse_common.hpp"
+#include "Test_RshSparse_kokkos.hpp"
+
+namespace rsh {
+namespace test {
+
+/// Bound on |got - ref| / (|alpha| sum_f |X Y| + |beta C0|) for what the dot products compute in: FP64
+/// 1e-12, FP32 (3xTF32 or FP32 arithmetic) 1e-5, TF32 (opt-in) 5e-3, FP16 operands with FP32 sums 2e-3
+/// (the result rounded to FP16).
+template <class S>
+double sddmm_tolerance(const Options& options) {
+  if (std::is_same<S, double>::value) return 1e-12;
+  if (is_half<S>()) return 2e-3;
+  return options.allow_tf32 ? 5e-3 : 1e-5;
+}
+
+template <class Cfg>
+class SddmmTest : public KokkosTest<Cfg> {
+ protected:
+  using Base = KokkosTest<Cfg>;
+  using typename Base::ExecSpace;
+  using typename Base::Handle;
+  using typename Base::Matrix;
+  using typename Base::MultiVector;
+  using typename Base::Scalar;
+
+  /// C's values on the host, in double.
+  static std::vector<double> values_of(const Matrix& C) {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), C.values);
+    std::vector<double> v(h.extent(0));
+    for (size_t j = 0; j < v.size(); ++j) v[j] = as_double(h(j));
+    return v;
+  }
+  /// A matrix on A's graph (same row_map and entries views) with its own values, set to `fill`.
+  static Matrix on_graph_of(const Matrix& A, Scalar fill) {
+    typename Matrix::values_type values("sddmm_out", A.nnz());
+    Kokkos::deep_copy(values, fill);
+    return Matrix("out", A.numCols(), values, A.graph);
+  }
+
+  /// Half of FP16's smallest subnormal (2^-25): the absolute error of rounding a tiny product to FP16, which
+  /// no relative bound covers (zero for the other scalars).
+  static constexpr double kSubnormalRounding = is_half<Scalar>() ? 2.98023223876953125e-8 : 0.0;
+
+  /// Every position's error against the double reference, beyond kSubnormalRounding, over the bound's scale;
+  /// NaN counts as infinite.
+  static double worst_error(const impl::HostCrs& A, const Dense& X, const Dense& Y, double alpha, double beta,
+                            const std::vector<double>& before, const std::vector<double>& got) {
+    double worst = 0.0;
+    for (int64_t r = 0; r < A.num_rows; ++r)
+      for (int64_t j = A.row_map[r]; j < A.row_map[r + 1]; ++j) {
+        double dot = 0.0, scale = 0.0;
+        for (int64_t f = 0; f < X.cols; ++f) {
+          dot += X(r, f) * Y(A.entries[j], f);
+          scale += std::fabs(X(r, f) * Y(A.entries[j], f));
+        }
+        const double c0 = beta == 0.0 ? 0.0 : beta * before[j];
+        const double ref = alpha * dot + c0;
+        const double bound_scale = std::fabs(alpha) * scale + std::fabs(c0) + 1e-30;
+        if (!std::isfinite(got[j])) return std::numeric_limits<double>::infinity();
+        worst = std::max(worst, std::max(0.0, std::fabs(got[j] - ref) - kSubnormalRounding) / bound_scale);
+      }
+    return worst;
+  }
+
+  /// One SDDMM on A's pattern with k features, through a fresh handle and handle-free, against the reference.
+  void check(const impl::HostCrs& A, int k, double alpha, double beta, const Options& opt) {
+    const uint64_t seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed) + " k " + std::to_string(k) + " alpha " + std::to_string(alpha) +
+                 " beta " + std::to_string(beta) + " " + partition_name(opt.partition) + " " + ExecSpace::name());
+    const Matrix C = this->to_kk(A), C_free = this->to_kk(A);
+    if (beta == 0) {  // must be ignored
+      Kokkos::deep_copy(C.values, this->nan());
+      Kokkos::deep_copy(C_free.values, this->nan());
+    }
+    const std::vector<double> before = values_of(C);
+    const MultiVector X = this->to_view(random_dense(A.num_rows, k, seed));
+    const MultiVector Y = this->to_view(random_dense(A.num_cols, k, seed + 1));
+    const Dense Xd = this->from_view(X), Yd = this->from_view(Y);
+    Handle handle(opt);
+    rsh::sddmm(ExecSpace(), &handle, static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
+    rsh::sddmm(ExecSpace(), static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C_free);
+    ExecSpace().fence();
+    const double tol = sddmm_tolerance<Scalar>(opt);
+    EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C)), tol) << handle.executor();
+    EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C_free)), sddmm_tolerance<Scalar>(Options()))
+        << "handle-free";
+  }
+};
+
+TYPED_TEST_SUITE_P(SddmmTest);
+
+TYPED_TEST_P(SddmmTest, EveryPartitionAndFeatureCount) {
+  for (bool clustered : {false, true}) {
+    const auto A = random_crs(131, 97, 14, fresh_seed(), clustered);
+    for (Partition p : kAllPartitions)
+      for (int k : {1, 7, 8, 16, 33, 64, 128}) this->check(A, k, 1.0, 0.0, options(p));
+  }
+}
+
+TYPED_TEST_P(SddmmTest, AlphaBetaSemantics) {
+  const auto A = random_crs(70, 90, 12, fresh_seed(), true);
+  const std::pair<double, double> cases[] = {{2.5, 0.0}, {1.0, 1.0}, {-1.0, -0.5}, {0.0, 0.75}};
+  for (Partition p : {Partition::kTensorCoreOnly, Partition::kCudaCoreOnly, Partition::kAuto})
+    for (const auto& ab : cases) this->check(A, 32, ab.first, ab.second, options(p));
+}
+
+TYPED_TEST_P(SddmmTest, EdgeCaseShapes) {
+  const uint64_t s = fresh_seed();
+  std::vector<impl::CooEntry> hub;  // rows 0 and 5 full: long rows cut into work items
+  for (int c = 0; c < 300; ++c) hub.push_back({0, c, 1.0}), hub.push_back({5, c, -1.0});
+  for (int r = 6; r < 40; ++r) hub.push_back({r, (r * 7) % 300, 0.5});
+  const impl::HostCrs shapes[] = {
+      impl::coo_to_crs(0, 0, {}),                              // empty matrix
+      impl::coo_to_crs(7, 5, {}),                              // no nonzeros
+      random_crs(1, 40, 40, s),                                // one row
+      random_crs(50, 1, 1, s),                                 // one column
+      random_crs(23, 301, 6, s),                               // wide
+      random_crs(301, 23, 6, s),                               // tall
+      shuffled_with_duplicates(random_crs(60, 50, 20, s), s),  // unsorted rows, duplicated positions
+      impl::coo_to_crs(40, 300, hub),
+  };
+  for (const auto& A : shapes)
+    for (Partition p : kAllPartitions) {
+      this->check(A, 0, 1.0, 0.5, options(p, 2, 8));  // no features: beta * C alone
+      this->check(A, 24, 1.0, 0.0, options(p, 2, 8));
+    }
+}
+
+TYPED_TEST_P(SddmmTest, TensorCoreFloatPrecisions) {
+  const auto A = random_crs(120, 100, 30, fresh_seed(), true);
+  Options o = options(Partition::kTensorCoreOnly);
+  this->check(A, 64, 1.0, 0.0, o);  // FP32-level (3xTF32 on the CUDA backend)
+  o.allow_tf32 = true;
+  this->check(A, 64, 1.0, 0.0, o);
+}
+
+/// One handle serves spmm and sddmm on one pattern: an SDDMM into other values leaves the multiply's
+/// values alone; one into the values the handle multiplies with is picked up by the next multiply.
+TYPED_TEST_P(SddmmTest, OneHandleForSpmmAndSddmm) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto A_host = random_crs(90, 70, 10, seed, true);
+  const auto A = this->to_kk(A_host);
+  const MultiVector B = this->to_view(random_dense(70, 16, seed + 1));
+  const MultiVector X = this->to_view(random_dense(90, 16, seed + 2));
+  MultiVector C("C", 90, 16);
+  typename TestFixture::Handle handle(options(Partition::kTensorCoreOnly));
+  const double tol = spmm_tolerance<Scalar>(Options());
+  const auto spmm_error = [&](const impl::HostCrs& with) {
+    rsh::spmm(&handle, "N", Scalar(1), A, B, Scalar(0), C);
+    Kokkos::fence();
+    return this->error(reference_spmm(this->rounded(with), this->from_view(B), 1.0, 0.0, Dense(90, 16)), C);
+  };
+  ASSERT_LE(spmm_error(A_host), tol);
+
+  const auto gradient = this->on_graph_of(A, Scalar(0));  // d(loss)/d(values of A) for C = A B
+  rsh::sddmm(&handle, Scalar(1), X, B, Scalar(0), gradient);
+  Kokkos::fence();
+  const std::vector<double> zero(A_host.values.size(), 0.0);
+  EXPECT_LE(
+      this->worst_error(A_host, this->from_view(X), this->from_view(B), 1.0, 0.0, zero, this->values_of(gradient)),
+      sddmm_tolerance<Scalar>(Options()));
+  EXPECT_LE(spmm_error(A_host), tol) << "the multiply still uses A's values";
+
+  rsh::sddmm(&handle, Scalar(1), X, B, Scalar(0), A);  // attention-style: new values of A itself
+  Kokkos::fence();
+  impl::HostCrs updated = A_host;
+  updated.values = this->values_of(A);
+  EXPECT_LE(spmm_error(updated), tol) << "the multiply picks up the values SDDMM wrote";
+}
+
+TYPED_TEST_P(SddmmTest, RejectsBadArguments) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  const auto A_host = random_crs(30, 20, 5, fresh_seed());
+  const auto A = this->to_kk(A_host);
+  const MultiVector X("X", 30, 8), Y("Y", 20, 8);
+  typename TestFixture::Handle handle;
+  EXPECT_THROW(rsh::sddmm(&handle, Scalar(1), MultiVector("X", 29, 8), Y, Scalar(0), A), std::invalid_argument);
+  EXPECT_THROW(rsh::sddmm(&handle, Scalar(1), X, MultiVector("Y", 21, 8), Scalar(0), A), std::invalid_argument);
+  EXPECT_THROW(rsh::sddmm(&handle, Scalar(1), X, MultiVector("Y", 20, 9), Scalar(0), A), std::invalid_argument);
+  EXPECT_THROW(rsh::sddmm(Scalar(1), X, MultiVector("Y", 20, 9), Scalar(0), A), std::invalid_argument);
+  EXPECT_THROW(rsh::sddmm(static_cast<typename TestFixture::Handle*>(nullptr), Scalar(1), X, Y, Scalar(0), A),
+               std::invalid_argument);
+  rsh::sddmm(&handle, Scalar(1), X, Y, Scalar(0), A);
+  impl::HostCrs other = A_host;
+  if (first_column_moved(other))
+    EXPECT_THROW(rsh::sddmm(&handle, Scalar(1), X, Y, Scalar(0), this->to_kk(other)), std::invalid_argument);
+  // A column id past the end, handle-free (set after the upload, which would refuse it).
+  const auto bundle = impl::to_bundle<Scalar, int, typename TestFixture::MemorySpace>(A_host, "test");
+  const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bundle.entries);
+  entries(0) = 20;
+  Kokkos::deep_copy(bundle.entries, entries);
+  EXPECT_THROW(rsh::sddmm(typename TestFixture::ExecSpace(), Scalar(1), X, Y, Scalar(0), bundle),
+               std::invalid_argument);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(SddmmTest, EveryPartitionAndFeatureCount, AlphaBetaSemantics, EdgeCaseShapes,
+                            TensorCoreFloatPrecisions, OneHandleForSpmmAndSddmm, RejectsBadArguments);
+
+}  // namespace test
+}  // namespace rsh
