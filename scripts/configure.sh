@@ -6,4 +6,8 @@ cd "$(dirname "$0")/.."
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
-cmake -S . -B "${RSH_BUILD_DIR:-build}" -DCMAKE_BUILD_TYPE=Release "$@"
+# The Python extension and its tests use Debian's python3 (where bootstrap.sh put torch and nanobind), not
+# another python3 earlier on PATH.
+python=()
+[ -x /usr/bin/python3 ] && python=(-DPython_EXECUTABLE=/usr/bin/python3)
+cmake -S . -B "${RSH_BUILD_DIR:-build}" -DCMAKE_BUILD_TYPE=Release "${python[@]}" "$@"
