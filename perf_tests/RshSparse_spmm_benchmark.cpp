@@ -1,6 +1,6 @@
 // rsh vs cuSPARSE SpMM on one GPU in one process (Google Benchmark).
-// Names: spmm/<matrix>/<fp16|fp32|tf32>/<row|col>/n=<n>/<impl> (fp32: float with FP32-level accuracy, the default
-// of rsh::Options; tf32: float with Options::allow_tf32). Times are device
+// Names: spmm/<matrix>/<fp16|fp32|tf32|fp64>/<row|col>/n=<n>/<impl> (fp32: float with FP32-level accuracy, the
+// default of rsh::Options; tf32: float with Options::allow_tf32; fp64: double, cuSPARSE in FP64). Times are device
 // times per call (events around a batch of calls), B/C rotated past L2; the time Google Benchmark
 // prints is the mean over iterations, counter median_us the median that speedups and
 // scripts/bench_summary.py use; preprocessing is reported separately (inspect_ms). Every implementation is verified
@@ -9,7 +9,10 @@
 // Extra flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
-//   --rsh_prec=LIST      fp16,fp32,tf32 (default fp16,tf32)
+//   --rsh_prec=LIST      fp16,fp32,tf32,fp64 (default fp16,tf32)
+//   --rsh_row_error      every implementation's counter row_error: the largest over rows of
+//                        max_j |C(i,j) - R(i,j)| / max_j (|A| |B|)(i,j), R the product in double of the same
+//                        (rounded) operands on the host (the error of a row relative to its magnitude)
 //   --rsh_partition=P    row|tc|cuda|dense|auto (default: Options' default partition)
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
 //                        (default None). With more than one, every policy is timed in the same process
@@ -60,6 +63,7 @@ struct Config {
   cuda::KernelConfig kernel;
   bool gated_timing = true;
   bool row_major = true;
+  bool row_error = false;
 };
 
 /// One reordering policy's inspection of a matrix.
@@ -111,6 +115,8 @@ struct Group {
   std::vector<T> expected;                                      ///< C from the first cuSPARSE algorithm that runs
   double best_cusparse_seconds = 0;
   std::string best_cusparse;
+  std::vector<T> b;                  ///< B row-major, as uploaded
+  std::vector<double> exact, scale;  ///< --rsh_row_error: A B and |A| |B| in double, row-major (made on first use)
 };
 template <class T>
 std::unique_ptr<Group<T>> g_group;
@@ -130,6 +136,7 @@ Group<T>& group(const LoadedMatrix& m, const std::string& prec, int n, const Con
     x = to_element<T>(double((s >> 33) % 2001) / 1000.0 - 1.0);
   }
   g->operands = std::make_unique<bench::RotatingOperands<T, T>>(b, size_t(m.A.num_rows) * n);
+  g->b = std::move(b);
   g_group<T> = std::move(g);
   return *g_group<T>;
 }
@@ -145,6 +152,39 @@ void set_counters(benchmark::State& state, const LoadedMatrix& m, int n) {
   const double bytes = nnz * (4 + sizeof(T)) + 4.0 * (m.A.num_rows + 1) + double(m.A.num_cols) * n * sizeof(T) +
                        double(m.A.num_rows) * n * sizeof(T);
   state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+/// The largest row error of C (the group's layout) against A B in double (see --rsh_row_error).
+template <class T>
+double row_error(Group<T>& g, const LoadedMatrix& m, const std::vector<T>& C, int n, bool row_major) {
+  const int64_t rows = m.A.num_rows;
+  if (g.exact.empty()) {
+    g.exact.assign(size_t(rows) * n, 0.0), g.scale.assign(size_t(rows) * n, 0.0);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t k = m.A.row_map[i]; k < m.A.row_map[i + 1]; ++k) {
+        const double a = to_double(g.values[k]);
+        const T* b = g.b.data() + int64_t(m.A.entries[k]) * n;
+        for (int j = 0; j < n; ++j) {
+          g.exact[i * n + j] += a * to_double(b[j]);
+          g.scale[i * n + j] += std::fabs(a * to_double(b[j]));
+        }
+      }
+  }
+  double worst = 0;
+  for (int64_t i = 0; i < rows; ++i) {
+    double err = 0, mag = 0;
+    for (int j = 0; j < n; ++j) {
+      const double c = to_double(C[row_major ? i * n + j : j * rows + i]);
+      err = std::max(err, std::fabs(c - g.exact[i * n + j])), mag = std::max(mag, g.scale[i * n + j]);
+    }
+    if (mag > 0) worst = std::max(worst, err / mag);
+  }
+  return worst;
+}
+
+/// Tolerance of results between implementations (cuSPARSE algorithms, rsh against cuSPARSE).
+inline double agreement(const std::string& prec) {
+  return prec == "fp64" ? 1e-10 : prec == "fp32" ? 1e-5 : prec == "tf32" ? 5e-3 : 2e-2;
 }
 
 /// The timed loop (bench::timed_calls) over the group's rotating B/C copies.
@@ -172,10 +212,11 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
   const std::vector<T> got = g.operands->C[0].download();
   if (g.expected.empty()) {
     g.expected = got;
-  } else if (bench::relative_error(got, g.expected) > (std::is_same<T, float>::value ? 1e-4 : 2e-2)) {
+  } else if (bench::relative_error(got, g.expected) > (sizeof(T) == 2 ? 2e-2 : sizeof(T) == 4 ? 1e-4 : 1e-10)) {
     state.SkipWithError("cuSPARSE algorithms disagree");
     return;
   }
+  if (cfg.row_error) state.counters["row_error"] = row_error(g, m, got, n, cfg.row_major);
   const double t = timed_loop(state, g, cfg, [&](const T* B, T* C) { impl->run(B, C, nullptr); });
   if (g.best_cusparse_seconds == 0 || t < g.best_cusparse_seconds) {
     g.best_cusparse_seconds = t;
@@ -211,13 +252,15 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
     state.SkipWithError(e.what());
     return;
   }
+  const std::vector<T> got = g.operands->C[0].download();
   if (!g.expected.empty()) {
-    const double err = bench::relative_error(g.operands->C[0].download(), g.expected);
-    if (err > (prec == "fp32" ? 1e-5 : prec == "tf32" ? 5e-3 : 2e-2)) {
+    const double err = bench::relative_error(got, g.expected);
+    if (err > agreement(prec)) {
       state.SkipWithError(("rsh result differs from cuSPARSE: " + std::to_string(err)).c_str());
       return;
     }
   }
+  if (cfg.row_error) state.counters["row_error"] = row_error(g, m, got, n, cfg.row_major);
   const double t = timed_loop(state, g, cfg, run);
   set_counters<T>(state, m, n);
   const impl::FormatStats fs = impl::format_stats(x.inspection.pattern, sizeof(T));
@@ -277,11 +320,12 @@ Config parse_flags(int& argc, char** argv) {
                                                        {"cuda", Partition::kCudaCoreOnly},
                                                        {"dense", Partition::kDenseBlocks},
                                                        {"auto", Partition::kAuto}};
-  bench::take_flags(argc, argv, cfg.suite, [&](const std::string&, auto value) {
+  bench::take_flags(argc, argv, cfg.suite, [&](const std::string& arg, auto value) {
     for (const auto& flag : ints)
       if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
     if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
     if (!value("--rsh_prec=").empty()) return cfg.precisions = bench::split_list(value("--rsh_prec=")), true;
+    if (arg == "--rsh_row_error") return cfg.row_error = true, true;
     if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
     if (!value("--rsh_reorder=").empty()) {
       const std::string list = value("--rsh_reorder=");
@@ -320,6 +364,7 @@ int main(int argc, char** argv) {
       for (int n : cfg.widths) {
         if (prec == "fp16") register_group<__half>(src, cfg, i, count, n, prec);
         if (prec == "fp32" || prec == "tf32") register_group<float>(src, cfg, i, count, n, prec);
+        if (prec == "fp64") register_group<double>(src, cfg, i, count, n, prec);
       }
   });
 
@@ -339,5 +384,6 @@ int main(int argc, char** argv) {
   g_matrix.reset();
   g_group<__half>.reset();
   g_group<float>.reset();
+  g_group<double>.reset();
   return 0;
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Turns rsh_spmm_benchmark JSON into a Markdown table: per matrix, precision
 and N, the rsh time, the best cuSPARSE time and algorithm, the speedup, and
-rsh's GFLOP/s and GB/s; then the geometric-mean speedup per precision and N.
+rsh's GFLOP/s and GB/s; then the geometric-mean speedup per precision and N; and, where the run
+had --rsh_row_error, rsh's largest row error against the fastest cuSPARSE algorithm's (and against the
+most accurate one's) per precision and N.
 Usage: bench_summary.py bench.json[.gz] [more.json ...]"""
 import math
 import sys
@@ -43,6 +45,7 @@ def main(paths):
         print(f"| {matrix} | {prec} | {n} | {int(rsh['nnz'])} | {rsh['real_time']:.2f} | {best['real_time']:.2f} | "
               f"{alg.replace('cusparse_', '')} | {s:.2f} | {rsh['GFLOP/s']:.0f} | {rsh['GB/s']:.0f} | {rsh.get('nnz_per_tile', 0):.1f} | "
               f"{rsh.get('tc_fraction', 0):.2f} |")
+    print_row_errors(rows)
     print("\n| prec | N | matrices | geomean speedup | min | below 1x | below 0.8x |")
     print("|---|---|---|---|---|---|---|")
     for (prec, n), vals in sorted(speedups.items()):
@@ -50,6 +53,36 @@ def main(paths):
         worst = min(vals)
         print(f"| {prec} | {n} | {len(vals)} | {g:.3f} | {worst[0]:.2f} ({worst[1]}) | "
               f"{sum(1 for s, _ in vals if s < 1)} | {sum(1 for s, _ in vals if s < 0.8)} |")
+
+
+def error_ratio(mine, theirs):
+    """mine / theirs, 1 where both are exact, inf where only theirs is."""
+    if theirs > 0:
+        return mine / theirs
+    return 1.0 if mine == 0 else math.inf
+
+
+def print_row_errors(rows):
+    ratios = defaultdict(list)  # (prec, n) -> (vs fastest, vs most accurate, matrix, rsh error, fastest's error)
+    for (matrix, prec, n), impls in sorted(rows.items()):
+        rsh = impls.get("rsh")
+        cus = {k: v for k, v in impls.items() if k.startswith("cusparse") and "row_error" in v}
+        if not rsh or "row_error" not in rsh or not cus:
+            continue
+        fastest = min(cus.values(), key=lambda b: b["real_time"])
+        accurate = min(b["row_error"] for b in cus.values())
+        ratios[(prec, n)].append((error_ratio(rsh["row_error"], fastest["row_error"]),
+                                  error_ratio(rsh["row_error"], accurate), matrix, rsh["row_error"],
+                                  fastest["row_error"]))
+    if not ratios:
+        return
+    print("\n| prec | N | matrices | max row error / fastest cuSPARSE's | matrix (rsh, cuSPARSE) | "
+          "max / most accurate cuSPARSE's | above 2x fastest's |")
+    print("|---|---|---|---|---|---|---|")
+    for (prec, n), vals in sorted(ratios.items()):
+        worst = max(vals)
+        print(f"| {prec} | {n} | {len(vals)} | {worst[0]:.2f} | {worst[2]} ({worst[3]:.2e}, {worst[4]:.2e}) | "
+              f"{max(v[1] for v in vals):.2f} | {sum(1 for v in vals if v[0] > 2)} |")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 // The raw API's handle-free multiply (rsh::cuda::spmm_csr) on the GPU against the double host reference:
-// FP32 and FP16, 32- and 64-bit offsets, both layouts, rows on both sides of every work-item cut, unsorted
+// FP64, FP32 and FP16, 32- and 64-bit offsets, both layouts, rows on both sides of every work-item cut, unsorted
 // and duplicate columns, and malformed CSR rejected before any read of B. Skips cleanly without a device.
 #include <gtest/gtest.h>
 
@@ -49,7 +49,9 @@ class CudaSpmmCsr : public ::testing::Test {
   void SetUp() override {
     if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   }
-  static double tolerance() { return std::is_same<T, float>::value ? 1e-5 : 2e-2; }
+  static double tolerance() {
+    return std::is_same<T, double>::value ? 1e-12 : std::is_same<T, float>::value ? 1e-5 : 2e-2;
+  }
 
   /// C = alpha * A * B + beta * C through spmm_csr with Offset offsets, against the reference.
   template <class Offset>
@@ -73,7 +75,8 @@ class CudaSpmmCsr : public ::testing::Test {
     };
     DeviceArray<T> dB(pack(B)), dC(pack(C0));
     const DeviceCsrCopy<T, Offset> dA(A);
-    rsh::cuda::spmm_csr(dA.csr, static_cast<float>(alpha), dB.get(), ldb, static_cast<float>(beta), dC.get(), ldc, n,
+    using Scalar = rsh::cuda::Accum<T>;
+    rsh::cuda::spmm_csr(dA.csr, static_cast<Scalar>(alpha), dB.get(), ldb, static_cast<Scalar>(beta), dC.get(), ldc, n,
                         layout, nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<T> got = dC.download();
@@ -83,7 +86,7 @@ class CudaSpmmCsr : public ::testing::Test {
   }
 };
 
-using Elements = ::testing::Types<float, __half>;
+using Elements = ::testing::Types<double, float, __half>;
 TYPED_TEST_SUITE(CudaSpmmCsr, Elements);
 
 /// Rows of the given lengths, then `short_rows` rows of one nonzero (which bring the piece length down).

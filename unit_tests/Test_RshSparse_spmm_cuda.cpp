@@ -1,5 +1,5 @@
 // The raw-pointer CUDA backend on the GPU against the double host reference
-// (DESIGN section 7): FP16 (FP16 and FP32 out), FP32 (3xTF32 tiles) and TF32, both layouts, every
+// (DESIGN section 7): FP16 (FP16 and FP32 out), FP32 (3xTF32 tiles), TF32 and FP64, both layouts, every
 // partition (dense blocks included), N in {1, 7, 16, 33, 128, 256}, alpha/beta
 // cases, forced splits, and real graphs. Skips cleanly without a device.
 #include <gtest/gtest.h>
@@ -60,8 +60,9 @@ class CudaSpmmTest : public ::testing::Test {
   void SetUp() override {
     if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   }
-  /// DESIGN section 7: FP32 1e-5, TF32 5e-3, FP16 2e-2.
+  /// DESIGN section 7: FP64 1e-12, FP32 1e-5, TF32 5e-3, FP16 2e-2.
   static double tolerance() {
+    if (std::is_same<T, double>::value) return 1e-12;
     if (!std::is_same<T, float>::value) return 2e-2;
     return M == rsh::cuda::FloatMath::kTf32 ? 5e-3 : 1e-5;
   }
@@ -96,7 +97,8 @@ class CudaSpmmTest : public ::testing::Test {
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages,
                      c.dense_round_steps, c.column_major});
-    plan.spmm(static_cast<float>(c.alpha), dB.get(), ldb, static_cast<float>(c.beta), dC.get(), ldc, c.n, c.layout,
+    using Scalar = rsh::cuda::Accum<T>;
+    plan.spmm(static_cast<Scalar>(c.alpha), dB.get(), ldb, static_cast<Scalar>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<OutT> got = dC.download();
@@ -116,7 +118,7 @@ struct Precision {
 template <class P>
 class CudaSpmm : public CudaSpmmTest<typename P::first_type, typename P::second_type, P::math> {};
 using Precisions = ::testing::Types<Precision<float, float>, Precision<float, float, rsh::cuda::FloatMath::kTf32>,
-                                    Precision<__half, __half>, Precision<__half, float>>;
+                                    Precision<__half, __half>, Precision<__half, float>, Precision<double, double>>;
 TYPED_TEST_SUITE(CudaSpmm, Precisions);
 
 TYPED_TEST(CudaSpmm, RandomMatricesEveryWidthPartitionLayout) {
@@ -139,11 +141,13 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
 
 // Residual items in narrow feature slices (several CTAs per item range), with
 // rows cut into pieces summed in one CTA and rows long enough for atomics;
-// FP32 lanes of 8 and of 4 features (the planner picks by grid size).
+// FP32 lanes of 8 and of 4 features (the planner picks by grid size), FP64 lanes of 4.
 TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   const auto A = rsh::test::random_crs(150, 400, 160, rsh::test::fresh_seed(), true);
-  const bool fp32 = std::is_same<typename TypeParam::first_type, float>::value;
-  const std::vector<int> lane_features = fp32 ? std::vector<int>{4, 8} : std::vector<int>{8};
+  using T = typename TypeParam::first_type;
+  const std::vector<int> lane_features = std::is_same<T, float>::value ? std::vector<int>{4, 8}
+                                         : sizeof(T) == 8              ? std::vector<int>{4}
+                                                                       : std::vector<int>{8};
   for (int features : lane_features)
     for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
       for (int lanes : {4, 8, 32})
@@ -267,6 +271,13 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   EXPECT_NO_THROW(plan.set_config({0, 0, 0, 0, 1, 2 * round}));
   rsh::cuda::SpmmPlan<__half> half_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
   EXPECT_THROW(half_plan.set_config({0, 0, 0, 4}), std::invalid_argument);  // FP16 lanes hold 8 features
+  rsh::cuda::SpmmPlan<double> double_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
+  EXPECT_THROW(double_plan.set_config({0, 0, 0, 8}), std::invalid_argument);  // FP64 lanes hold 4 features
+  rsh::cuda::DeviceArray<double> dbuf(std::vector<double>(100, 0.0));
+  std::vector<float> dots(double_plan.num_value_slots());
+  rsh::cuda::DeviceArray<float> ddots(dots);
+  EXPECT_THROW(double_plan.sddmm(dbuf.get(), 4, dbuf.get(), 4, 4, ddots.get(), nullptr), std::invalid_argument);
+  EXPECT_NE(double_plan.describe().find("FP64"), std::string::npos);
 }
 
 }  // namespace

@@ -57,13 +57,13 @@ int64_t SpmmPlan<T>::num_value_slots() const {
   return int64_t(d_->tile_nnz) + d_->res_nnz;
 }
 
+namespace detail {
+/// SpmmPlan::sddmm of an FP16 or float plan.
 template <class T>
-void SpmmPlan<T>::sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots,
-                        cudaStream_t stream) const {
-  using namespace detail;
-  const PlanData<T>& d = *d_;
+void sddmm_plan(const PlanData<T>& d, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots,
+                cudaStream_t stream) {
   check_sddmm_args("rsh::cuda::SpmmPlan::sddmm", d.num_rows, d.num_cols, X, ldx, Y, ldy, k);
-  if (num_value_slots() == 0) return;
+  if (int64_t(d.tile_nnz) + d.res_nnz == 0) return;
   if (!slots) throw std::invalid_argument("rsh::cuda::SpmmPlan::sddmm: null slots");
   const DenseRef<const T> x = dense_ref<const T>(X, ldx, k, Layout::kRowMajor);
   const DenseRef<const T> y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
@@ -92,6 +92,18 @@ void SpmmPlan<T>::sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k,
     p.cols = d.res_cols, p.items = d.res_items, p.num_items = d.res_num_items, p.slots = slots + d.tile_nnz;
     p.group = sddmm_group<T>(k), p.X = x, p.Y = y;
     launch_sddmm_dot(p, d.res_num_items, stream);
+  }
+}
+}  // namespace detail
+
+template <class T>
+void SpmmPlan<T>::sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots,
+                        cudaStream_t stream) const {
+  using namespace detail;
+  if constexpr (std::is_same<T, double>::value) {
+    throw std::invalid_argument("rsh::cuda::SpmmPlan<double>::sddmm: no FP64 SDDMM kernel (float or __half plans)");
+  } else {
+    sddmm_plan(*d_, X, ldx, Y, ldy, k, slots, stream);
   }
 }
 

@@ -2,8 +2,8 @@
 // The Kokkos::Cuda specialisations of rsh::impl::Sddmm and SddmmCsr: the
 // raw CUDA API on the views' pointers and the instance's stream. X and Y
 // reach the kernels as row-major arrays (LayoutLeft ones through a
-// LayoutRight copy); double and SpmmAlgorithm::kPortable take the portable
-// kernels.
+// LayoutRight copy); double (no FP64 SDDMM kernel) and SpmmAlgorithm::kPortable
+// take the portable kernels.
 #include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda_spec_decl.hpp"
@@ -30,7 +30,7 @@ struct Sddmm<Kokkos::Cuda, Handle, XView, YView, Matrix, true> {
   static void run(const Kokkos::Cuda& exec, Handle& h, typename XView::const_value_type alpha, const XView& X,
                   const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
     using Element = typename CudaElement<typename XView::non_const_value_type>::type;
-    if constexpr (std::is_void<Element>::value) {
+    if constexpr (std::is_void<Element>::value || std::is_same<Element, double>::value) {
       h.note_portable_run();
       sddmm_portable(exec, alpha, X, Y, beta, C);
     } else {
@@ -63,7 +63,7 @@ struct SddmmCsr<Kokkos::Cuda, XView, YView, Matrix, true> {
                   typename XView::const_value_type beta, const Matrix& C) {
     using Types = CudaCsrTypes<Matrix, typename XView::non_const_value_type>;
     using Element = typename Types::Element;
-    if constexpr (!Types::value) {
+    if constexpr (!Types::value || std::is_same<Element, double>::value) {
       check_crs_on(exec, C, "rsh::sddmm");
       sddmm_portable(exec, alpha, X, Y, beta, C);
     } else {

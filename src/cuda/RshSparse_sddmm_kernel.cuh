@@ -185,8 +185,7 @@ __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_dot_kernel(SddmmD
   for (int64_t j = begin; j < end; ++j) {
     while (int64_t(p.row_map[row + 1]) <= j) ++row;
     const float dot = group_dot(p.X, p.Y, row, p.cols[j], lane, G, mask);
-    if (lane == 0)
-      p.out[j] = from_float<OutT>(p.beta == 0.f ? p.alpha * dot : p.alpha * dot + p.beta * to_float(p.out[j]));
+    if (lane == 0) p.out[j] = from_acc<OutT>(p.beta == 0.f ? p.alpha * dot : p.alpha * dot + p.beta * to_acc(p.out[j]));
   }
 }
 

@@ -225,7 +225,7 @@ __device__ void stage_b_elements(const BlockParams<T, OutT>& p, T* b_dst, int cb
     const int row = (cb0 + s) * kBlockDim + r;
     b_dst[s * kBlockBElements + r * kBlockStride + f] = row < p.num_cols && f0 + f < p.B.n
                                                             ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
-                                                            : from_float<T>(0.f);
+                                                            : from_acc<T>(0.f);
   }
 }
 

@@ -134,8 +134,8 @@ inline void throw_csr_error(int error, int rows, int cols, int64_t nnz, const ch
 }  // namespace detail
 
 template <class T, class Offset, class OutT>
-void spmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc,
-              int n, Layout layout, cudaStream_t stream) {
+void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C,
+              int64_t ldc, int n, Layout layout, cudaStream_t stream) {
   using namespace detail;
   const int rows = A.num_rows;
   if (rows < 0 || A.num_cols < 0 || A.nnz < 0 || (rows > 0 && !A.row_map) || (A.nnz > 0 && (!A.entries || !A.values)))

@@ -13,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace rsh {
 namespace cuda {
@@ -39,6 +40,11 @@ enum class FloatMath {
   kFp32,  ///< FP32-level accuracy (the default): each operand split into a TF32 high and low part, 3 MMAs (3xTF32)
   kTf32,  ///< opt-in: operands rounded to TF32, one MMA
 };
+
+/// The type a plan of elements T accumulates in and takes alpha and beta as: double for double, else float
+/// (FP16 and FP32 operands accumulate in FP32).
+template <class T>
+using Accum = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 
 /// Residual items one CUDA-core CTA always runs together (HostFormat::res_item_pieces).
 constexpr int kResidualPieceAlign = 8;
@@ -114,13 +120,13 @@ struct DeviceCsr {
 };
 
 /// C = alpha * A * B + beta * C straight from A's CSR arrays, with no inspection (the handle-free call):
-/// the CUDA-core residual kernel in FP32 arithmetic, its work items cut from A's rows on the device at
-/// each call. Checks A on the device and waits for that check (one stream synchronisation), so that a
-/// malformed A throws std::invalid_argument instead of reading out of bounds. B, C, ld*, n and layout as
-/// SpmmPlan::spmm. Instantiated for T = float and __half with OutT = T.
+/// the CUDA-core residual kernel in FP32 arithmetic (FP64 for double), its work items cut from A's rows on the device
+/// at each call. Checks A on the device and waits for that check (one stream synchronisation), so that a malformed A
+/// throws std::invalid_argument instead of reading out of bounds. B, C, ld*, n and layout as SpmmPlan::spmm.
+/// Instantiated for T = double, float and __half with OutT = T.
 template <class T, class Offset, class OutT>
-void spmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc,
-              int n, Layout layout, cudaStream_t stream);
+void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C,
+              int64_t ldc, int n, Layout layout, cudaStream_t stream);
 
 /// SDDMM over A's CSR arrays, with no inspection (the handle-free call): for every stored position j of A,
 /// at (row r, column c), out[j] = alpha * dot(X(r, :), Y(c, :)) + beta * out[j] (beta == 0 ignores out),
@@ -141,8 +147,9 @@ struct PlanData;  ///< a plan's device arrays and launch choices (RshSparse_spmm
 }  // namespace detail
 
 /// The format on the device, ready to multiply. Value type T of A and B:
-/// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32) or `__half`
-/// (FP16 operands, FP32 accumulation). Holds device memory; not copyable.
+/// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32), `__half`
+/// (FP16 operands, FP32 accumulation) or `double` (Tensor-Core tiles in FP64 mma.m8n8k4, residual in FP64;
+/// a dense-block format's residual runs on CUDA cores). Holds device memory; not copyable.
 template <class T>
 class SpmmPlan {
  public:
@@ -166,7 +173,7 @@ class SpmmPlan {
   /// contents. Asynchronous on `stream`; throws std::invalid_argument on bad
   /// sizes and std::runtime_error on a CUDA error.
   template <class OutT>
-  void spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
+  void spmm(Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C, int64_t ldc, int n, Layout layout,
             cudaStream_t stream) const;
 
   /// SDDMM on the plan's pattern: for every value slot s, at (row r, column c), slots[s] = dot(X(r, :),
@@ -174,6 +181,7 @@ class SpmmPlan {
   /// one slot). Tensor-Core tiles in the plan's precision (FP16; 3xTF32, or TF32 under FloatMath::kTf32)
   /// and the residual on CUDA cores, FP32 accumulation. X: row-major num_rows x k, Y: row-major
   /// num_cols x k, ldx, ldy >= k; slots: device buffer of num_value_slots() floats. Asynchronous on `stream`.
+  /// FP16 and float plans: an FP64 plan throws std::invalid_argument (no FP64 SDDMM kernel).
   void sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots, cudaStream_t stream) const;
   /// Value slots of the format: tile values then residual values.
   int64_t num_value_slots() const;

@@ -53,6 +53,13 @@ void for_each_split(F&& f) {
     f(SplitConstant<Tf32Split::kDense>()), f(SplitConstant<Tf32Split::kBoth>());
 }
 
+/// Whether plans of T multiply dense blocks (Partition::kDenseBlocks) on Tensor Cores: FP16 and float. An
+/// FP64 plan runs a dense-block format's residual, from which the blocks are made, on CUDA cores.
+template <class T>
+constexpr bool has_dense_blocks() {
+  return !std::is_same<T, double>::value;
+}
+
 /// How FP32-accurate MMAs take Tensor-Core values: the dense operand alone split where every value is a
 /// TF32 number already (pattern matrices, small integers, powers of two: their low parts are zero), else both.
 inline Tf32Split fp32_split(const float* values, size_t count) {
@@ -194,12 +201,15 @@ void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
   d.num_scale_rows = f.num_scale_rows;
   d.num_tiles = f.num_tiles;
   d.res_nnz = f.res_nnz;
-  d.dense = f.dense_blocks;
-  if (f.dense_blocks) {
-    if (f.num_tiles != 0) throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
-    for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
-    query_block_waves<T, Tf32Split::kNone>(d.dense_wave_clusters);
-    d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
+  if (f.dense_blocks && f.num_tiles != 0)
+    throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
+  if constexpr (has_dense_blocks<T>()) {
+    d.dense = f.dense_blocks;
+    if (f.dense_blocks) {
+      for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
+      query_block_waves<T, Tf32Split::kNone>(d.dense_wave_clusters);
+      d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
+    }
   }
   d.residual_wave_ctas = residual_wave_ctas<T>();
 }
@@ -239,7 +249,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
   // Dense blocks multiply from the block layout, but SDDMM walks the residual: kept either way.
   d.store.res_cols.assign(f.res_cols, f.res_nnz, stream);
   d.store.res_items.assign(items.data(), items.size(), stream);
-  if (!f.dense_blocks) {
+  if (!d.dense) {
     d.store.scale_rows.assign(f.scale_rows, d.num_scale_rows, stream);
   } else {  // the residual names the values' places in the dense blocks
     d.dense_slot.assign(f.res_nnz, 0);
@@ -276,7 +286,7 @@ SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t strea
       f.res_item_row, f.res_item_begin, f.res_item_end, f.res_item_pieces, f.res_rows, f.res_num_items, f.scale_rows,
       extra, d.store.res_items.get());
   detail::check_launch("residual_items_kernel");
-  if (f.dense_blocks) {
+  if (d.dense) {
     d.store.dense_slot = DeviceArray<int64_t>(size_t(f.res_nnz));
     detail::dense_slot_kernel<<<detail::stride_blocks(d.res_num_items), 256, 0, stream>>>(
         d.store.res_items.get(), d.res_num_items, f.res_cols, d.dense_layout, int(sizeof(T)), d.store.dense_slot.get());
@@ -284,7 +294,7 @@ SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t strea
     d.store.dense_values = DeviceArray<T>(size_t(d.dense_layout.num_slots()));
   }
   RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // tile_nnz
-  if (!f.dense_blocks) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz);
+  if (!d.dense) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz);
   d.bind_values();
   update_values_device(values, stream);
 }
@@ -356,16 +366,21 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lanes = " + std::to_string(g) +
                                 " not in {0, 4, 8, 16, 32}");
   const int v = config.residual_lane_features;
-  if (v != 0 && v != 8 && !(v == 4 && std::is_same<T, float>::value))
+  const bool lane_features_ok = std::is_same<T, float>::value ? v == 0 || v == 4 || v == 8
+                                : sizeof(T) == 8              ? v == 0 || v == 4
+                                                              : v == 0 || v == 8;
+  if (!lane_features_ok)
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lane_features = " + std::to_string(v) +
-                                (std::is_same<T, float>::value ? " not in {0, 4, 8}" : " not in {0, 8} for FP16"));
+                                (std::is_same<T, float>::value ? " not in {0, 4, 8}"
+                                 : sizeof(T) == 8              ? " not in {0, 4} for FP64"
+                                                               : " not in {0, 8} for FP16"));
   if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8 && cl != detail::kBlockMaxWideCluster)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
                                 " not in {0, 1, 2, 4, 8, 16}");
   if (config.dense_stages < 0 || config.dense_stages > detail::kBlockMaxStages)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_stages = " + std::to_string(config.dense_stages) +
                                 " not in {0, 1, 2}");
-  constexpr int kRound = detail::BlockMma<T>::kRoundSteps;
+  constexpr int kRound = kDenseRoundSteps<T>;
   const int round = config.dense_round_steps;
   if ((round != 0 && round != kRound && round != 2 * kRound) || (round == 2 * kRound && config.dense_stages == 2))
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_round_steps = " + std::to_string(round) +
@@ -388,11 +403,13 @@ int SpmmPlan<T>::num_cols() const {
 template <class T>
 std::string SpmmPlan<T>::describe() const {
   const detail::PlanData<T>& d = *d_;
-  const char* tc = !std::is_same<T, float>::value         ? "FP16 (FP32 accumulation)"
+  const bool fp64 = std::is_same<T, double>::value, fp32 = std::is_same<T, float>::value;
+  const char* tc = fp64                                   ? "FP64"
+                   : !fp32                                ? "FP16 (FP32 accumulation)"
                    : d.split == detail::Tf32Split::kNone  ? "TF32 (FP32 accumulation)"
                    : d.split == detail::Tf32Split::kDense ? "2xTF32 (FP32-level; values exact in TF32)"
                                                           : "3xTF32 (FP32-level)";
-  const char* cuda_core = std::is_same<T, float>::value ? "FP32" : "FP16 operands, FP32 accumulation";
+  const char* cuda_core = fp64 ? "FP64" : fp32 ? "FP32" : "FP16 operands, FP32 accumulation";
   if (d.dense) return std::string("CUDA: dense 16 x 16 blocks on Tensor Cores in ") + tc;
   std::string s = "CUDA: ";
   if (d.tc_num_items > 0) s += std::string("Tensor-Core tiles in ") + tc;
@@ -403,23 +420,28 @@ std::string SpmmPlan<T>::describe() const {
 
 namespace detail {
 
+/// The multiply of a dense-block plan (PlanView::dense) on row-major dense operands.
+template <class T, class OutT>
+void spmm_dense_blocks(const PlanView<T>& d, float alpha, const DenseRef<const T>& b_ref, float beta,
+                       const DenseRef<OutT>& c_ref, int n, cudaStream_t stream) {
+  const impl::DenseBlockLayout& l = d.dense_layout;
+  const int slices = (n + kBlockFeatures - 1) / kBlockFeatures;
+  if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
+  const BlockLaunch launch = block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
+  const BlockParams<T, OutT> p{d.dense_values, l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
+  with_split<T>(d.split, [&](auto s) {
+    launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
+  });
+}
+
 /// The multiply on dense operands the kernels read and write as rows (row-major, or the row-major copies
 /// of column-major ones): n features of C are computed (features past n in B and C up to their .n too).
 template <class T, class OutT>
-void spmm_rows(const PlanView<T>& d, float alpha, const DenseRef<const T>& b_ref, float beta,
+void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_ref, Accum<T> beta,
                const DenseRef<OutT>& c_ref, int n, cudaStream_t stream) {
-  if (d.dense) {
-    const impl::DenseBlockLayout& l = d.dense_layout;
-    const int slices = (n + detail::kBlockFeatures - 1) / detail::kBlockFeatures;
-    if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
-    const detail::BlockLaunch launch = detail::block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
-    const detail::BlockParams<T, OutT> p{d.dense_values, l.num_rows, l.num_cols, l.col_blocks, slices,
-                                         b_ref,          c_ref,      alpha,      beta};
-    return detail::with_split<T>(d.split, [&](auto s) {
-      detail::launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
-    });
+  if constexpr (has_dense_blocks<T>()) {
+    if (d.dense) return spmm_dense_blocks(d, alpha, b_ref, beta, c_ref, n, stream);
   }
-
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
   const bool scaled = d.num_scale_rows > 0;
   if (scaled) {
@@ -475,7 +497,10 @@ void spmm_rows(const PlanView<T>& d, float alpha, const DenseRef<const T>& b_ref
     return int64_t(item_blocks) * ((n + features * group - 1) / (features * group));
   };
   int lane_features = d.config.residual_lane_features, group = 0, item_blocks = 0;
-  if (p.tc_blocks > 0 || !std::is_same<T, float>::value) lane_features = 8;  // the only instantiation
+  if (sizeof(T) == 8)
+    lane_features = 4;  // FP64: the only instantiation
+  else if (p.tc_blocks > 0 || !std::is_same<T, float>::value)
+    lane_features = 8;  // the only instantiation
   if (lane_features == 0) lane_features = residual_grid(4, group, item_blocks) <= d.residual_wave_ctas ? 4 : 8;
   residual_grid(lane_features, group, item_blocks);
   p.res = detail::ResidualParams<T, OutT>{d.res_cols,
@@ -495,10 +520,11 @@ void spmm_rows(const PlanView<T>& d, float alpha, const DenseRef<const T>& b_ref
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
   if (p.tc_blocks == 0) {
-    if constexpr (std::is_same<T, float>::value)
+    if constexpr (sizeof(T) >= 4)
       if (lane_features == 4)
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, scaled, stream, "residual_kernel");
-    return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, scaled, stream, "residual_kernel");
+    if constexpr (sizeof(T) <= 4)
+      return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, scaled, stream, "residual_kernel");
   }
   detail::with_split<T>(d.split, [&](auto s) {
     detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(s)::value>, p, blocks, scaled, stream, "spmm_kernel");
@@ -511,8 +537,8 @@ namespace detail {
 
 /// The multiply on a view, B and C in either layout (the checks of SpmmPlan::spmm done).
 template <class T, class OutT>
-void spmm_view(const PlanView<T>& d, float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n,
-               Layout layout, cudaStream_t stream) {
+void spmm_view(const PlanView<T>& d, Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C, int64_t ldc,
+               int n, Layout layout, cudaStream_t stream) {
   if (layout == Layout::kColMajor) {
     // Column-major B and C (see transpose_kernel): through row-major copies, B of `width` features (zero past
     // n) and C as an FP32 result, unless the operands are small enough for the copies' two extra dependent
@@ -522,12 +548,12 @@ void spmm_view(const PlanView<T>& d, float alpha, const T* B, int64_t ldb, float
     if (mode > 1) {
       const int width = transposed_width(n);
       StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
-      transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0.f, stream);
+      transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0, stream);
       const DenseRef<const T> b_ref{b_rows.get(), width, 1, width, true};
       if (mode == 2) return spmm_rows(d, alpha, b_ref, beta, dense_ref<OutT>(C, ldc, n, layout), n, stream);
-      StreamBuffer<float> c_rows(size_t(d.num_rows) * width, stream);
-      const DenseRef<float> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
-      spmm_rows(d, alpha, b_ref, 0.f, c_ref, n, stream);
+      StreamBuffer<Accum<T>> c_rows(size_t(d.num_rows) * width, stream);
+      const DenseRef<Accum<T>> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
+      spmm_rows(d, alpha, b_ref, Accum<T>(0), c_ref, n, stream);
       return transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
     }
   }
@@ -549,8 +575,8 @@ inline void check_dense_args(int rows, int cols, const void* B, int64_t ldb, con
 
 template <class T>
 template <class OutT>
-void SpmmPlan<T>::spmm(float alpha, const T* B, int64_t ldb, float beta, OutT* C, int64_t ldc, int n, Layout layout,
-                       cudaStream_t stream) const {
+void SpmmPlan<T>::spmm(Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C, int64_t ldc, int n,
+                       Layout layout, cudaStream_t stream) const {
   detail::check_dense_args(d_->num_rows, d_->num_cols, B, ldb, C, ldc, n, layout);
   if (n == 0 || d_->num_rows == 0) return;
   detail::spmm_view<T, OutT>(*d_, alpha, B, ldb, beta, C, ldc, n, layout, stream);

@@ -2,8 +2,7 @@
 // The Kokkos::Cuda specialisation of rsh::impl::Spmm: forwards the views'
 // pointers and the instance's stream to the raw CUDA API. Falls back to the
 // portable kernels at run time for what the CUDA kernels do not take:
-// double (no FP64 Tensor-Core kernel yet), LayoutStride, B and C in
-// different layouts, or SpmmAlgorithm::kPortable. The handle-free call
+// LayoutStride, B and C in different layouts, or SpmmAlgorithm::kPortable. The handle-free call
 // (SpmmCsr) reads A's own CSR through the raw API's spmm_csr.
 #include <memory>
 #include <stdexcept>
@@ -26,6 +25,10 @@ struct CudaElement {
 template <>
 struct CudaElement<float> {
   using type = float;
+};
+template <>
+struct CudaElement<double> {
+  using type = double;
 };
 #if !defined(KOKKOS_HALF_T_IS_FLOAT) || !KOKKOS_HALF_T_IS_FLOAT
 template <>
@@ -97,9 +100,9 @@ struct Spmm<Kokkos::Cuda, Handle, BView, CView, true> {
       if (h.options().algorithm == SpmmAlgorithm::kPortable) return spmm_portable(exec, h, alpha, B, beta, C);
       const auto& plan = cuda_plan<Element>(exec, h);
       h.note_backend_run();
-      plan.spmm(static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
-                static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
-                static_cast<int>(C.extent(1)), cuda_layout<BView>(), exec.cuda_stream());
+      plan.spmm(static_cast<cuda::Accum<Element>>(alpha), reinterpret_cast<const Element*>(B.data()),
+                leading_dimension(B), static_cast<cuda::Accum<Element>>(beta), reinterpret_cast<Element*>(C.data()),
+                leading_dimension(C), static_cast<int>(C.extent(1)), cuda_layout<BView>(), exec.cuda_stream());
     }
   }
 };
@@ -152,9 +155,10 @@ struct SpmmCsr<Kokkos::Cuda, Matrix, BView, CView, true> {
       spmm_csr_portable(exec, alpha, A, B, beta, C);
     } else {
       const auto csr = device_csr<Element, typename Types::Offset>(A, "rsh::spmm");
-      cuda::spmm_csr(csr, static_cast<float>(alpha), reinterpret_cast<const Element*>(B.data()), leading_dimension(B),
-                     static_cast<float>(beta), reinterpret_cast<Element*>(C.data()), leading_dimension(C),
-                     static_cast<int>(C.extent(1)), cuda_layout<BView>(), exec.cuda_stream());
+      cuda::spmm_csr(csr, static_cast<cuda::Accum<Element>>(alpha), reinterpret_cast<const Element*>(B.data()),
+                     leading_dimension(B), static_cast<cuda::Accum<Element>>(beta),
+                     reinterpret_cast<Element*>(C.data()), leading_dimension(C), static_cast<int>(C.extent(1)),
+                     cuda_layout<BView>(), exec.cuda_stream());
     }
   }
 };

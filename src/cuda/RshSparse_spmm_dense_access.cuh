@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "cuda/RshSparse_spmm_cuda.hpp"
+
 namespace rsh {
 namespace cuda {
 namespace detail {
@@ -24,27 +26,35 @@ struct DenseRef {
   bool vec;  ///< col_stride == 1, 16-byte aligned rows, n a multiple of 8
 };
 
-/// V features of one row in registers, as FP32 (the accumulator type).
-template <int V>
+/// V features of one row in registers, in the accumulator type A (Accum<T>: FP32, FP64 for double).
+template <int V, class A = float>
 struct Frag {
-  float v[V];
+  A v[V];
 };
 
-__device__ __forceinline__ float to_float(float x) {
+/// An element in its accumulator type (Accum), and back (round to nearest).
+__device__ __forceinline__ float to_acc(float x) {
   return x;
 }
-__device__ __forceinline__ float to_float(__half x) {
+__device__ __forceinline__ float to_acc(__half x) {
   return __half2float(x);
 }
+__device__ __forceinline__ double to_acc(double x) {
+  return x;
+}
 template <class T>
-__device__ __forceinline__ T from_float(float x);
+__device__ __forceinline__ T from_acc(Accum<T> x);
 template <>
-__device__ __forceinline__ float from_float<float>(float x) {
+__device__ __forceinline__ float from_acc<float>(float x) {
   return x;
 }
 template <>
-__device__ __forceinline__ __half from_float<__half>(float x) {
+__device__ __forceinline__ __half from_acc<__half>(float x) {
   return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ double from_acc<double>(double x) {
+  return x;
 }
 
 /// Feature of a lane's element i (see the top of the file).
@@ -53,8 +63,8 @@ __device__ __forceinline__ int quad_feature(int f, int i, int qs) {
 }
 
 /// V features of one row of B (quads qs apart) as raw 32-bit words (two
-/// halves or one float each), loaded with 16-byte vectors where the layout
-/// allows. A row index < 0 (tile padding) or features past n read as zero.
+/// halves, one float or half a double each), loaded with 16-byte vectors where
+/// the layout allows. A row index < 0 (tile padding) or features past n read as zero.
 template <class T, int V>
 struct RawRow {
   static constexpr int kWords = V * int(sizeof(T)) / 4;
@@ -74,33 +84,33 @@ struct RawRow {
       }
       return;
     }
-    constexpr int kPerWord = 4 / int(sizeof(T));  // elements per 32-bit word
 #pragma unroll
-    for (int j = 0; j < kWords; ++j) {
-      uint32_t word = 0;
-#pragma unroll
-      for (int h = 0; h < kPerWord; ++h) {
-        const int fi = quad_feature(f, j * kPerWord + h, qs);
-        const T x = (row >= 0 && fi < B.n) ? B.ptr[row * B.row_stride + fi * B.col_stride] : from_float<T>(0.f);
-        word |= bits(x) << (16 * h);
-      }
-      w[j] = word;
+    for (int i = 0; i < V; ++i) {
+      const int fi = quad_feature(f, i, qs);
+      set(i, (row >= 0 && fi < B.n) ? B.ptr[row * B.row_stride + fi * B.col_stride] : from_acc<T>(0));
     }
   }
-  __device__ __forceinline__ float get(int i) const {
+  /// Element i in the accumulator type.
+  __device__ __forceinline__ Accum<T> get(int i) const {
     if constexpr (sizeof(T) == 2) {
       return __half2float(__ushort_as_half(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff)));
-    } else {
+    } else if constexpr (sizeof(T) == 4) {
       return __uint_as_float(w[i]);
+    } else {
+      return __hiloint2double(static_cast<int>(w[2 * i + 1]), static_cast<int>(w[2 * i]));
     }
   }
 
  private:
-  __device__ __forceinline__ static uint32_t bits(__half x) {
-    return __half_as_ushort(x);
-  }
-  __device__ __forceinline__ static uint32_t bits(float x) {
-    return __float_as_uint(x);
+  __device__ __forceinline__ void set(int i, T x) {
+    if constexpr (sizeof(T) == 2) {
+      const uint32_t h = __half_as_ushort(x);
+      w[i / 2] = i % 2 ? (w[i / 2] & 0xffffu) | (h << 16) : h;
+    } else if constexpr (sizeof(T) == 4) {
+      w[i] = __float_as_uint(x);
+    } else {
+      w[2 * i] = static_cast<uint32_t>(__double2loint(x)), w[2 * i + 1] = static_cast<uint32_t>(__double2hiint(x));
+    }
   }
 };
 
@@ -129,6 +139,12 @@ __device__ __forceinline__ void red_add(float* c, const float (&v)[V], int qs) {
                  "f"(v[4 * h + 2]), "f"(v[4 * h + 3])
                  : "memory");
 }
+/// FP64: one scalar reduction per element (no vector form).
+template <int V>
+__device__ __forceinline__ void red_add(double* c, const double (&v)[V], int qs) {
+#pragma unroll
+  for (int i = 0; i < V; ++i) atomicAdd(c + quad_feature(0, i, qs), v[i]);
+}
 template <int V>
 __device__ __forceinline__ void red_add(__half* c, const float (&v)[V], int /* qs: 4 */) {
   static_assert(V % 8 == 0, "rsh::spmm: half reductions go 8 halves at a time");
@@ -147,14 +163,14 @@ __device__ __forceinline__ void red_add(__half* c, const float (&v)[V], int /* q
 }
 
 /// Element by element (any layout, features past n skipped): C = alpha * acc + beta * C.
-template <class OutT, int V>
-__device__ __forceinline__ void store_elements(const DenseRef<OutT>& C, OutT* row_base, int f, const Frag<V>& acc,
-                                               float alpha, float beta, int qs = 4) {
+template <class OutT, int V, class A>
+__device__ __forceinline__ void store_elements(const DenseRef<OutT>& C, OutT* row_base, int f, const Frag<V, A>& acc,
+                                               A alpha, A beta, int qs = 4) {
   for (int i = 0; i < V; ++i) {
     const int fi = quad_feature(f, i, qs);
     if (fi >= C.n) break;  // features grow with i
     OutT& c = row_base[fi * C.col_stride];
-    c = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(c) : alpha * acc.v[i]);
+    c = from_acc<OutT>(beta != 0 ? alpha * acc.v[i] + beta * to_acc(c) : alpha * acc.v[i]);
   }
 }
 
@@ -169,9 +185,9 @@ __device__ __forceinline__ void wait_for_prior_grid() {
 
 /// C(row, features) = alpha * acc + beta * C (beta == 0: C not read), or,
 /// for split work, C += alpha * acc with atomics (C pre-scaled by beta).
-template <class OutT, int V>
-__device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int f, const Frag<V>& acc, float alpha,
-                                          float beta, bool atomic, int qs = 4) {
+template <class OutT, int V, class A>
+__device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int f, const Frag<V, A>& acc, A alpha,
+                                          A beta, bool atomic, int qs = 4) {
   static_assert(V * sizeof(OutT) % 16 == 0, "rsh::spmm: a lane stores whole 16-byte vectors");
   constexpr int kChunkElems = 16 / int(sizeof(OutT));
   OutT* base = C.ptr + row * C.row_stride;
@@ -180,7 +196,7 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
     wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (vec) {
-      float v[V];
+      A v[V];
 #pragma unroll
       for (int i = 0; i < V; ++i) v[i] = alpha * acc.v[i];
       return red_add<V>(base + f, v, qs);
@@ -188,7 +204,7 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
 #endif
     for (int i = 0; i < V; ++i) {
       const int fi = quad_feature(f, i, qs);
-      if (fi < C.n) atomicAdd(base + fi * C.col_stride, from_float<OutT>(alpha * acc.v[i]));
+      if (fi < C.n) atomicAdd(base + fi * C.col_stride, from_acc<OutT>(alpha * acc.v[i]));
     }
     return;
   }
@@ -199,8 +215,8 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
       alignas(16) OutT out[kChunkElems];
 #pragma unroll
       for (int i = 0; i < kChunkElems; ++i) {
-        const float x = alpha * acc.v[c * kChunkElems + i];
-        out[i] = from_float<OutT>(beta != 0.f ? x + beta * to_float(dst[i]) : x);
+        const A x = alpha * acc.v[c * kChunkElems + i];
+        out[i] = from_acc<OutT>(beta != 0 ? x + beta * to_acc(dst[i]) : x);
       }
       *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(out);
     }
@@ -223,7 +239,7 @@ __device__ __forceinline__ void store_small(const DenseRef<OutT>& C, int row, in
     const Vec old = beta != 0.f ? *reinterpret_cast<const Vec*>(base + f) : Vec{};
 #pragma unroll
     for (int i = 0; i < V; ++i)
-      out.x[i] = from_float<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_float(old.x[i]) : alpha * acc.v[i]);
+      out.x[i] = from_acc<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_acc(old.x[i]) : alpha * acc.v[i]);
     *reinterpret_cast<Vec*>(base + f) = out;
     return;
   }

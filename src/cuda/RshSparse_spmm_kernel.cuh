@@ -13,7 +13,15 @@ namespace cuda {
 namespace detail {
 
 static_assert(kTcWarpsPerBlock * 32 == kResThreadsPerBlock, "rsh::spmm: fused CTA shapes must agree");
-static_assert(8 * kResThreadsPerBlock * sizeof(float) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
+
+/// Features a lane of the fused kernel's residual holds: 8 (FP16: one 16-byte load; FP32: two quads), 4 for
+/// FP64 (one quad, two 16-byte loads: 8 doubles would double the registers of the Tensor-Core part's budget).
+template <class T>
+constexpr int fused_residual_features() {
+  return sizeof(T) == 8 ? 4 : 8;
+}
+static_assert(8 * kResThreadsPerBlock * sizeof(float) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks &&
+                  4 * kResThreadsPerBlock * sizeof(double) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
               "rsh::spmm: residual partial sums fit in the Tensor-Core ring");
 
 template <class T, class OutT>
@@ -42,7 +50,8 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K or residual partial sums
   const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
-  residual_block<kFusedResidualBatch, 8>(p.res, block - p.tc_blocks, reinterpret_cast<float*>(ring));
+  residual_block<kFusedResidualBatch, fused_residual_features<T>()>(p.res, block - p.tc_blocks,
+                                                                    reinterpret_cast<Accum<T>*>(ring));
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
@@ -74,7 +83,7 @@ constexpr int residual_min_blocks() {
 template <class T, class OutT, int V>
 __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {
-  __shared__ float partials[V * kResThreadsPerBlock];
+  __shared__ Accum<T> partials[V * kResThreadsPerBlock];
   residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials);
 }
 

@@ -12,6 +12,8 @@
 //   - outputs C(row 2q, Vg .. Vg+V-1) and C(row 2q+1, Vg .. Vg+V-1).
 // MMA j (0 .. V/2-1) maps its M index m = g to feature Vg+2j and m = g+8 to
 // feature Vg+2j+1, so each lane's loads and stores are contiguous.
+// FP64 (m8n8k4, M = 8 features, K = 4 columns) takes the same lane roles with
+// V = 2: MMA j maps m = g to feature 2g+j, two K steps a tile (columns ca, cb).
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -31,9 +33,27 @@ enum class Tf32Split {
   kBoth,   ///< FP32-level: both operands split (3xTF32), 3 MMAs
 };
 
-/// Per element type T and, for float, Tf32Split S (FP16 ignores S).
+/// Per element type T and, for float, Tf32Split S (FP16 and FP64 ignore S). Each names the lane's
+/// features (kLaneFeatures), its MMAs per tile and their accumulator fragments (kMmas x kAccPerMma of Acc),
+/// the MMAs (mma) and where their results go in the lane's two C rows (rows).
 template <class T, Tf32Split S = Tf32Split::kNone>
 struct MmaTraits;
+
+/// The m16n8 accumulators of kMmas MMAs as the lane's rows 2q, 2q+1: MMA j holds features 2j (elements 0,
+/// 1) and 2j+1 (elements 2, 3) of both.
+template <int kMmas>
+struct M16n8Rows {
+  static constexpr int kAccPerMma = 4;
+  using Acc = float;
+  __device__ __forceinline__ static void rows(const float (&acc)[kMmas][4], Frag<2 * kMmas>& row0,
+                                              Frag<2 * kMmas>& row1) {
+#pragma unroll
+    for (int j = 0; j < kMmas; ++j) {
+      row0.v[2 * j] = acc[j][0], row0.v[2 * j + 1] = acc[j][2];
+      row1.v[2 * j] = acc[j][1], row1.v[2 * j + 1] = acc[j][3];
+    }
+  }
+};
 
 /// acc += a * b: one mma.m16n8k8 on TF32 operands given as FP32 bit patterns (the Tensor Cores read
 /// the TF32 bits and ignore the low 13). a: A fragment (g, q), (g+8, q), (g, q+4), (g+8, q+4); b: B
@@ -77,8 +97,8 @@ __device__ __forceinline__ void mma_tf32_split(float (&acc)[4], uint32_t a0, uin
 /// FP16 operands, FP32 accumulate: mma.m16n8k8.f32.f16.f16.f32.
 /// A frag: a0a1 = (m=g, k=2q..2q+1), a2a3 = (m=g+8, k=2q..2q+1); B frag: (k=2q..2q+1, n=g).
 template <Tf32Split S>
-struct MmaTraits<__half, S> {
-  static constexpr int kLaneFeatures = 8;
+struct MmaTraits<__half, S> : M16n8Rows<4> {
+  static constexpr int kLaneFeatures = 8, kMmas = 4;
   __device__ __forceinline__ static int col_a(int q) { return 2 * q; }
   __device__ __forceinline__ static int col_b(int q) { return 2 * q + 1; }
 
@@ -113,8 +133,9 @@ struct MmaTraits<__half, S> {
 /// the loop: 8 per tile and lane otherwise. kDense / kBoth: mma_tf32_split with B (the MMA's A operand)
 /// split, and the sparse values (its B operand) too for kBoth.
 template <Tf32Split S>
-struct MmaTraits<float, S> {
+struct MmaTraits<float, S> : M16n8Rows<2> {
   static constexpr int kLaneFeatures = 4;  // 16 bytes: half the registers and twice the warps of 8
+  static constexpr int kMmas = 2;
   __device__ __forceinline__ static int col_a(int q) { return q; }
   __device__ __forceinline__ static int col_b(int q) { return q + 4; }
 
@@ -135,6 +156,43 @@ struct MmaTraits<float, S> {
       else
         mma_tf32_split<true, S == Tf32Split::kBoth>(acc[j], a0, a1, a2, a3, v.b0, v.b1);
     }
+  }
+};
+
+/// acc += a * b: one mma.m8n8k4 in FP64. a: A(m = g, k = q); b: B(k = q, n = g); acc: C(g, 2q), C(g, 2q+1).
+__device__ __forceinline__ void mma_f64(double (&acc)[2], double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(acc[0]), "+d"(acc[1])
+               : "d"(a), "d"(b));
+}
+
+/// FP64 operands and accumulation: mma.m8n8k4.f64, K = 4 columns, so a tile is two K steps: columns
+/// ca = q (step 0) and cb = q + 4 (step 1). MMA j's M index m = g is feature 2g+j; its accumulator holds
+/// rows 2q, 2q+1 of that feature.
+template <Tf32Split S>
+struct MmaTraits<double, S> {
+  static constexpr int kLaneFeatures = 2;  // one 16-byte load a B row
+  static constexpr int kMmas = 2, kAccPerMma = 2;
+  using Acc = double;
+  __device__ __forceinline__ static int col_a(int q) { return q; }
+  __device__ __forceinline__ static int col_b(int q) { return q + 4; }
+
+  struct BFrag {
+    double b0, b1;  ///< A(row g, col ca), A(row g, col cb)
+  };
+  __device__ __forceinline__ static BFrag pack(double va, double vb) { return {va, vb}; }
+
+  __device__ __forceinline__ static void mma(double (&acc)[2][2], const RawRow<double, 2>& ba,
+                                             const RawRow<double, 2>& bb, BFrag v) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) {
+      mma_f64(acc[j], ba.get(j), v.b0);
+      mma_f64(acc[j], bb.get(j), v.b1);
+    }
+  }
+  __device__ __forceinline__ static void rows(const double (&acc)[2][2], Frag<2, double>& row0, Frag<2, double>& row1) {
+#pragma unroll
+    for (int j = 0; j < 2; ++j) row0.v[j] = acc[j][0], row1.v[j] = acc[j][1];
   }
 };
 

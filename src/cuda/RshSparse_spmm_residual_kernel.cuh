@@ -8,6 +8,7 @@
 // runs 256 / G consecutive items of one slice (CTAs slice by slice); a row
 // cut into pieces inside that range is summed through shared memory by its
 // first piece, so only rows too long for one CTA add into C with atomics.
+// FP64 lanes hold one quad (V = 4, two 16-byte loads) and accumulate in FP64.
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -41,14 +42,14 @@ struct ResidualParams {
   int item_blocks;  ///< CTAs per slice
   DenseRef<const T> B;
   DenseRef<OutT> C;
-  float alpha, beta;
+  Accum<T> alpha, beta;
 };
 
 /// acc += a * b for one lane's V features of a B row.
 template <class T, int V>
-__device__ __forceinline__ void fma_row(Frag<V>& acc, float a, const RawRow<T, V>& b) {
+__device__ __forceinline__ void fma_row(Frag<V, Accum<T>>& acc, Accum<T> a, const RawRow<T, V>& b) {
 #pragma unroll
-  for (int x = 0; x < V; ++x) acc.v[x] = fmaf(a, b.get(x), acc.v[x]);
+  for (int x = 0; x < V; ++x) acc.v[x] = fma(a, b.get(x), acc.v[x]);
 }
 
 /// The B rows of kBatch consecutive nonzeros of an item and their weights,
@@ -58,31 +59,31 @@ __device__ __forceinline__ void fma_row(Frag<V>& acc, float a, const RawRow<T, V
 template <int kBatch, int V, class T>
 struct ResidualBatch {
   RawRow<T, V> b[kBatch];
-  float a[kBatch];
+  Accum<T> a[kBatch];
 
-  __device__ __forceinline__ void load(const DenseRef<const T>& B, int my_col, float my_val, int first, int count,
+  __device__ __forceinline__ void load(const DenseRef<const T>& B, int my_col, Accum<T> my_val, int first, int count,
                                        unsigned mask, int G, int f, int qs) {
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const bool valid = first + u < count;  // uniform in the group
       const int src = valid ? first + u : first;
-      const float v = __shfl_sync(mask, my_val, src, G);
-      a[u] = valid ? v : 0.f;
+      const Accum<T> v = __shfl_sync(mask, my_val, src, G);
+      a[u] = valid ? v : Accum<T>(0);
       b[u].load(B, __shfl_sync(mask, my_col, src, G), f, qs);
     }
   }
-  __device__ __forceinline__ void accumulate(Frag<V>& acc) const {
+  __device__ __forceinline__ void accumulate(Frag<V, Accum<T>>& acc) const {
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) fma_row(acc, a[u], b[u]);
   }
 };
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds V floats per thread. ResidualBatch-es of kBatch rows in
+/// `partials` holds V accumulators per thread. ResidualBatch-es of kBatch rows in
 /// two alternating sets: the next batch is requested before the current one
 /// is multiplied (two batches in flight).
 template <int kBatch, int V, class T, class OutT>
-__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, float* partials) {
+__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
   // 32-bit block arithmetic (the grid has < 2^31 CTAs): a 64-bit division
@@ -92,20 +93,21 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   // holds the B rows of one slice only.
   const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
   const int item = item_block * (kResThreadsPerBlock / G) + threadIdx.x / G;
-  // FP16: 8 consecutive features a lane; FP32: V / 4 quads 4 x G apart (whole sectors a load, see dense_access).
-  const int qs = sizeof(T) == 4 ? 4 * G : 4;
-  const int f = slice * V * G + (sizeof(T) == 4 ? 4 : 8) * lane_in_group;
+  // FP16: 8 consecutive features a lane; FP32 and FP64: V / 4 quads 4 x G apart (whole sectors a load, see
+  // dense_access).
+  const int qs = sizeof(T) >= 4 ? 4 * G : 4;
+  const int f = slice * V * G + (sizeof(T) >= 4 ? 4 : 8) * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   // Small matrices are latency-bound: one load before the first column id.
   const bool has_item = item < p.num_items;  // whole groups alike
   const int2 range = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item)) : make_int2(0, 0);
   const int k_begin = range.x, k_end = range.y;
 
-  Frag<V> acc = {};
+  Frag<V, Accum<T>> acc = {};
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
-    const float my_val = k < k_end ? to_float(p.values[k]) : 0.f;
+    const Accum<T> my_val = k < k_end ? to_acc(p.values[k]) : Accum<T>(0);
     const int count = min(G, k_end - base);
     ResidualBatch<kBatch, V, T> even, odd;
     even.load(p.B, my_col, my_val, 0, count, mask, G, f, qs);
@@ -123,7 +125,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
   const int row = rp.x, pieces = rp.y;
   if (__syncthreads_or(pieces != 1)) {
-    float* mine = partials + threadIdx.x;
+    Accum<T>* mine = partials + threadIdx.x;
     if (pieces == 0)
 #pragma unroll
       for (int x = 0; x < V; ++x) mine[x * kResThreadsPerBlock] = acc.v[x];
@@ -141,8 +143,8 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
 /// lanes over its features (16-byte vectors where C allows). The multiply
 /// launches behind it with programmatic dependent launch: its CTAs start at
 /// once and only atomic items wait for this grid (wait_for_prior_grid).
-template <class OutT>
-__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, float beta) {
+template <class OutT, class A>
+__global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, A beta) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
@@ -154,15 +156,15 @@ __global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int nu
     if (C.vec) {  // n a multiple of 8, rows 16-byte aligned
       for (int f = kVec * lane; f < C.n; f += kVec * 32) {
         alignas(16) OutT x[kVec];
-        *reinterpret_cast<uint4*>(x) = beta != 0.f ? *reinterpret_cast<const uint4*>(base + f) : uint4{0, 0, 0, 0};
+        *reinterpret_cast<uint4*>(x) = beta != 0 ? *reinterpret_cast<const uint4*>(base + f) : uint4{0, 0, 0, 0};
 #pragma unroll
-        for (int i = 0; i < kVec; ++i) x[i] = from_float<OutT>(beta * to_float(x[i]));
+        for (int i = 0; i < kVec; ++i) x[i] = from_acc<OutT>(beta * to_acc(x[i]));
         *reinterpret_cast<uint4*>(base + f) = *reinterpret_cast<const uint4*>(x);
       }
     } else {
       for (int f = lane; f < C.n; f += 32) {
         OutT& c = base[f * C.col_stride];
-        c = from_float<OutT>(beta != 0.f ? beta * to_float(c) : 0.f);
+        c = from_acc<OutT>(beta != 0 ? beta * to_acc(c) : A(0));
       }
     }
   }

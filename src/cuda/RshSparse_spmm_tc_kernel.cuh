@@ -40,7 +40,7 @@ struct TcParams {
   int warps_per_item;  ///< K in {1, 2, 4, 8}: warps sharing one (item, slice)
   DenseRef<const T> B;
   DenseRef<OutT> C;
-  float alpha, beta;
+  Accum<T> alpha, beta;
 };
 
 /// Metadata of kTcStages consecutive tiles of a warp, loaded by the whole
@@ -82,8 +82,8 @@ template <class T, Tf32Split S, class P>
 __device__ __forceinline__ typename MmaTraits<T, S>::BFrag tile_values(const P& p, const TileMeta<T>& m, int g, int q) {
   const int bit_a = 8 * g + MmaTraits<T>::col_a(q), bit_b = 8 * g + MmaTraits<T>::col_b(q);
   const uint64_t below_a = m.bits & ((uint64_t(1) << bit_a) - 1), below_b = m.bits & ((uint64_t(1) << bit_b) - 1);
-  const T a = (m.bits >> bit_a) & 1 ? p.values[m.base + __popcll(below_a)] : from_float<T>(0.f);
-  const T b = (m.bits >> bit_b) & 1 ? p.values[m.base + __popcll(below_b)] : from_float<T>(0.f);
+  const T a = (m.bits >> bit_a) & 1 ? p.values[m.base + __popcll(below_a)] : from_acc<T>(0.f);
+  const T b = (m.bits >> bit_b) & 1 ? p.values[m.base + __popcll(below_b)] : from_acc<T>(0.f);
   return MmaTraits<T, S>::pack(a, b);
 }
 
@@ -95,7 +95,9 @@ constexpr int kTcAhead = 3;   ///< B and values are requested this many tiles ah
 static_assert(kTcStages == 4, "rsh::spmm: a MetaBatch holds 4 tiles (8 columns each over 32 lanes)");
 constexpr int kTcStageChunks = 2 * 32;
 constexpr int kTcRingChunks = kTcStages * kTcStageChunks;  ///< uint4 per warp
-static_assert(16 * 32 * sizeof(float) <= kTcRingChunks * sizeof(uint4), "rsh::spmm: partial sums fit in a warp's ring");
+static_assert(16 * 32 * sizeof(float) <= kTcRingChunks * sizeof(uint4) &&
+                  4 * 32 * sizeof(double) <= kTcRingChunks * sizeof(uint4),
+              "rsh::spmm: partial sums fit in a warp's ring");
 
 /// Requests one tile's B rows into a stage: cp.async where the layout allows
 /// 16-byte copies (zero-filled for padding columns and features past n), a
@@ -133,7 +135,9 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
   const bool active = task < int64_t(p.num_items) * p.slices;
   const int g = lane / 4, q = lane % 4;
   const int item = active ? static_cast<int>(task / p.slices) : 0;
-  constexpr int V = MmaTraits<T>::kLaneFeatures, J = V / 2;  // features per lane, MMAs per tile
+  using Traits = MmaTraits<T, S>;
+  using Acc = typename Traits::Acc;
+  constexpr int V = Traits::kLaneFeatures, J = Traits::kMmas, R = Traits::kAccPerMma;  // features, MMAs, results
   const int f = active ? static_cast<int>(task % p.slices) * tc_slice_features<T>() + V * g : 0;  // lane's first
   uint4* ring = ring_all + warp * kTcRingChunks;
   // The C rows this lane stores (rows 2q, 2q+1 of the window), requested now
@@ -145,7 +149,7 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
     r0 = p.window_rows[8 * w + 2 * q], r1 = p.window_rows[8 * w + 2 * q + 1];
   }
 
-  float acc[J][4] = {};  // (MMA j, fragment element): C^T(16 features x 8 rows) per MMA
+  Acc acc[J][R] = {};  // (MMA j, fragment element): C^T(features x 8 rows) per MMA
   if (active) {
     // The warp's tiles: t0, t0 + K, ... (count of them). Tile i lives in ring
     // slot i % kTcStages; its B rows (cp.async) and values are requested
@@ -157,7 +161,7 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
     MetaBatch cur, nxt;  // batches k and k+1 while batch k's tiles multiply
     cur.load(p, batch_tiles(0), lane);
     nxt.load(p, batch_tiles(kTcStages), lane);
-    typename MmaTraits<T, S>::BFrag vals[kTcStages];
+    typename Traits::BFrag vals[kTcStages];
     auto request = [&](const MetaBatch& m, int u, int slot, bool valid) {
       const TileMeta<T> meta(m, u, q);
       if (valid) {
@@ -178,7 +182,7 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
         const uint4 ua = ring[s * kTcStageChunks + lane], ub = ring[s * kTcStageChunks + 32 + lane];
         ba.w[0] = ua.x, ba.w[1] = ua.y, ba.w[2] = ua.z, ba.w[3] = ua.w;
         bb.w[0] = ub.x, bb.w[1] = ub.y, bb.w[2] = ub.z, bb.w[3] = ub.w;
-        MmaTraits<T, S>::mma(acc, ba, bb, vals[s]);
+        Traits::mma(acc, ba, bb, vals[s]);
         // Tile i + kTcAhead: slot (s + kTcAhead) % kTcStages, in this batch or the next (constant once unrolled).
         const int ahead = s + kTcAhead;
         request(ahead < kTcStages ? cur : nxt, ahead % kTcStages, ahead % kTcStages, i + kTcAhead < count);
@@ -189,28 +193,24 @@ __device__ __forceinline__ void tc_block(const TcParams<T, OutT>& p, int64_t blo
     }
     cp_async_wait<0>();  // no copy may land after the ring is reused below
   }
-  // Partial sums of warp w: 16 x 32 floats inside w's own ring (free once its copies landed).
-  auto partial = [&](int w) { return reinterpret_cast<float*>(ring_all + w * kTcRingChunks); };
+  // Partial sums of warp w: J x R x 32 accumulators inside w's own ring (free once its copies landed).
+  auto partial = [&](int w) { return reinterpret_cast<Acc*>(ring_all + w * kTcRingChunks); };
 
   // Split-K reduction: (element, lane) per warp, conflict-free.
   if (K > 1) {
 #pragma unroll
-    for (int e = 0; e < 4 * J; ++e) partial(warp)[e * 32 + lane] = acc[e / 4][e % 4];
+    for (int e = 0; e < R * J; ++e) partial(warp)[e * 32 + lane] = acc[e / R][e % R];
     __syncthreads();
     if (kk == 0)
       for (int other = 1; other < K; ++other)
 #pragma unroll
-        for (int e = 0; e < 4 * J; ++e) acc[e / 4][e % 4] += partial(warp + other)[e * 32 + lane];
+        for (int e = 0; e < R * J; ++e) acc[e / R][e % R] += partial(warp + other)[e * 32 + lane];
   }
   if (!active || kk != 0 || f >= p.C.n) return;
 
   // Epilogue: lane holds rows 2q, 2q+1 of the window, features f .. f+V-1.
-  Frag<V> row0, row1;
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    row0.v[2 * j] = acc[j][0], row0.v[2 * j + 1] = acc[j][2];
-    row1.v[2 * j] = acc[j][1], row1.v[2 * j + 1] = acc[j][3];
-  }
+  Frag<V, Acc> row0, row1;
+  Traits::rows(acc, row0, row1);
   const bool atomic = item >= p.num_unsplit;
   if (r0 >= 0) store_row(p.C, r0, f, row0, p.alpha, p.beta, atomic);
   if (r1 >= 0) store_row(p.C, r1, f, row1, p.alpha, p.beta, atomic);

@@ -33,15 +33,15 @@ inline int transposed_width(int n) {
   return (n + 7) / 8 * 8;
 }
 
-/// dst(q, p) = src(p, q) + beta * dst(q, p) (beta == 0: dst not read) for p < p_out, q < q_count, with
-/// src(p, q) = 0 for p >= p_count: src is p_count x q_count row-major (element (p, q) at src[p * src_ld +
+/// dst(q, p) = src(p, q) + beta * dst(q, p) (beta == 0: dst not read; in Src's accumulator type) for p < p_out, q <
+/// q_count, with src(p, q) = 0 for p >= p_count: src is p_count x q_count row-major (element (p, q) at src[p * src_ld +
 /// q]), dst q_count x p_out row-major. A 1-D grid of 32 x 32 tiles (q fastest), 32 x 8 threads a tile:
 /// reads go along q and writes along p, 32 consecutive elements a warp, through a padded shared tile.
 template <class Src, class Dst>
 __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
     transpose_kernel(const Src* __restrict__ src, int64_t src_ld, int p_count, int q_count, Dst* __restrict__ dst,
-                     int64_t dst_ld, int p_out, float beta) {
-  __shared__ float tile[kTransposeTile][kTransposeTile + 1];  // +1: column reads hit 32 banks
+                     int64_t dst_ld, int p_out, Accum<Src> beta) {
+  __shared__ Accum<Src> tile[kTransposeTile][kTransposeTile + 1];  // +1: column reads hit 32 banks
   const int q_tiles = (q_count + kTransposeTile - 1) / kTransposeTile;
   const int p0 = static_cast<int>(blockIdx.x / q_tiles) * kTransposeTile;
   const int q0 = static_cast<int>(blockIdx.x % q_tiles) * kTransposeTile;
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
 #pragma unroll
   for (int y = ty; y < kTransposeTile; y += kTransposeRows) {
     const int p = p0 + y, q = q0 + tx;
-    tile[y][tx] = p < p_count && q < q_count ? to_float(src[int64_t(p) * src_ld + q]) : 0.f;
+    tile[y][tx] = p < p_count && q < q_count ? to_acc(src[int64_t(p) * src_ld + q]) : Accum<Src>(0);
   }
   __syncthreads();
 #pragma unroll
@@ -57,14 +57,14 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
     const int q = q0 + y, p = p0 + tx;
     if (q >= q_count || p >= p_out) continue;
     Dst& d = dst[int64_t(q) * dst_ld + p];
-    d = from_float<Dst>(beta != 0.f ? tile[tx][y] + beta * to_float(d) : tile[tx][y]);
+    d = from_acc<Dst>(beta != 0 ? tile[tx][y] + beta * to_acc(d) : tile[tx][y]);
   }
 }
 
 /// Launches transpose_kernel on `stream` (see there); nothing to do for an empty matrix.
 template <class Src, class Dst>
 void transpose(const Src* src, int64_t src_ld, int p_count, int q_count, Dst* dst, int64_t dst_ld, int p_out,
-               float beta, cudaStream_t stream) {
+               Accum<Src> beta, cudaStream_t stream) {
   if (p_out == 0 || q_count == 0) return;
   const int64_t tiles =
       int64_t((p_out + kTransposeTile - 1) / kTransposeTile) * ((q_count + kTransposeTile - 1) / kTransposeTile);

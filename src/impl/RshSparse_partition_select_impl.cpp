@@ -3,6 +3,8 @@
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_partition_cost_on.hpp"
 
+#include <limits>
+
 namespace rsh {
 namespace impl {
 
@@ -13,6 +15,7 @@ double PartitionCost::tensor_core_us(Arithmetic arith) const {
     case Arithmetic::kTf32:
       return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
     case Arithmetic::kFp32:
+    case Arithmetic::kFp64:
       return 4.75 + 9.73e-3 * cta_max_tiles + 1.35e-3 * windows + 1.18e-4 * residual_nnz;
   }
   return 0;
@@ -57,6 +60,8 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
       return 5.05 + 5.45e-6 * dense_slots;
     case Arithmetic::kFp32:
       return 5.51 + 7.22e-6 * dense_slots;
+    case Arithmetic::kFp64:  // no FP64 dense-block kernel: the plan would run the residual on CUDA cores
+      return std::numeric_limits<double>::infinity();
   }
   return 0;
 }

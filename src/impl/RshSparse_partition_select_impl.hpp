@@ -24,11 +24,13 @@ enum class Arithmetic {
   kFp16,  ///< 2-byte values: FP16 operands, FP32 accumulation
   kTf32,  ///< float with Options::allow_tf32: TF32 Tensor-Core operands
   kFp32,  ///< float at FP32-level accuracy (2x/3xTF32 Tensor-Core tiles); the model of every other scalar
+  kFp64,  ///< 8-byte values: FP64 Tensor-Core tiles (m8n8k4) and residual; no dense blocks
 };
 
 /// The arithmetic of values of `value_bytes` bytes under `options`.
 inline Arithmetic arithmetic_of(int value_bytes, const Options& options) {
   if (value_bytes == 2) return Arithmetic::kFp16;
+  if (value_bytes == 8) return Arithmetic::kFp64;
   return value_bytes == 4 && options.allow_tf32 ? Arithmetic::kTf32 : Arithmetic::kFp32;
 }
 
