@@ -15,8 +15,9 @@ double PartitionCost::tensor_core_us(Arithmetic arith) const {
     case Arithmetic::kTf32:
       return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
     case Arithmetic::kFp32:
-    case Arithmetic::kFp64:
       return 4.75 + 9.73e-3 * cta_max_tiles + 1.35e-3 * windows + 1.18e-4 * residual_nnz;
+    case Arithmetic::kFp64:  // 103 matrices (95 shared + 8 generated) under RowStructured: h100_2026-11-24h.md
+      return 4.74 + 1.61e-2 * cta_max_tiles + 3.45e-3 * windows + 3.08e-4 * residual_nnz;
   }
   return 0;
 }
@@ -29,6 +30,10 @@ double CudaCoreCost::us(Arithmetic arith) const {
   // TF32 and FP32-level arithmetic alike (its refit under FP32 in h100_2026-11-24.md came within 3%).
   if (arith == Arithmetic::kFp16)
     return 2.64 + 2.87e-4 * items + 1.78e-5 * nnz + 0.139 * longest + (split ? 0.171 : 0.0);
+  // FP64: the 92 of those 103 matrices that kAuto ran under CudaCoreOnly with the FP32 model's pieces
+  // (h100_2026-11-24h.md; pieces not swept).
+  if (arith == Arithmetic::kFp64)
+    return 3.05 + 7.99e-4 * items + 1.11e-4 * nnz + 3.50e-2 * longest + (split ? 2.07 : 0.0);
   return 2.53 + 4.35e-4 * items + 2.81e-5 * nnz + 0.125 * longest + (split ? 0.255 : 0.0);
 }
 
@@ -68,7 +73,7 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
 
 bool PartitionCost::prefer_cuda_core(Arithmetic arith) const {
   if (!choice_needs_row_structured(nnz, arith)) return true;  // TF32 / FP32 past the model's range
-  if (nnz > kPartitionModelMaxNnz) return false;              // FP16 past it
+  if (nnz > kPartitionModelMaxNnz && arith == Arithmetic::kFp16) return false;  // FP16 past it
   return cuda_core_us(arith) < tensor_core_us(arith);
 }
 

@@ -94,9 +94,10 @@ constexpr int64_t kPartitionModelMaxNnz = 2200000;
 
 /// Whether kAuto's choice for a matrix of `nnz` nonzeros reads the Tensor-Core
 /// terms of PartitionCost (and so needs the RowStructured pattern built): not
-/// for TF32 or FP32 past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core).
+/// for TF32 or FP32 past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core). The FP64 models were
+/// fitted on matrices of up to 128M nonzeros.
 inline bool choice_needs_row_structured(int64_t nnz, Arithmetic arith) {
-  return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16;
+  return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16 || arith == Arithmetic::kFp64;
 }
 /// Largest dense-block layout (value slots) kAuto considers, which bounds the
 /// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was
