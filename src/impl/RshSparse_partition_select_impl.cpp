@@ -72,7 +72,7 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
 }
 
 bool PartitionCost::prefer_cuda_core(Arithmetic arith) const {
-  if (!choice_needs_row_structured(nnz, arith)) return true;  // TF32 / FP32 past the model's range
+  if (!choice_needs_row_structured(nnz, arith)) return true;                    // TF32 / FP32 past the model's range
   if (nnz > kPartitionModelMaxNnz && arith == Arithmetic::kFp16) return false;  // FP16 past it
   return cuda_core_us(arith) < tensor_core_us(arith);
 }
