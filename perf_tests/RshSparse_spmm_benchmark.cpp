@@ -1,6 +1,7 @@
 // rsh vs cuSPARSE SpMM on one GPU in one process (Google Benchmark).
-// Names: spmm/<matrix>/<fp16|fp32|tf32|fp64>/<row|col>/n=<n>/<impl> (fp32: float with FP32-level accuracy, the
-// default of rsh::Options; tf32: float with Options::allow_tf32; fp64: double, cuSPARSE in FP64). Times are device
+// Names: spmm/<matrix>/<fp16|bf16|fp32|tf32|fp64>/<row|col>/n=<n>/<impl> (fp32: float with FP32-level accuracy,
+// the default of rsh::Options; tf32: float with Options::allow_tf32; bf16: __nv_bfloat16, cuSPARSE in BF16; fp64:
+// double, cuSPARSE in FP64). Times are device
 // times per call (events around a batch of calls), B/C rotated past L2; the time Google Benchmark
 // prints is the mean over iterations, counter median_us the median that speedups and
 // scripts/bench_summary.py use; preprocessing is reported separately (inspect_ms). Every implementation is verified
@@ -9,7 +10,7 @@
 // Extra flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
 //   --rsh_n=LIST         feature widths (default 32,64,128,256)
-//   --rsh_prec=LIST      fp16,fp32,tf32,fp64 (default fp16,tf32)
+//   --rsh_prec=LIST      fp16,bf16,fp32,tf32,fp64 (default fp16,tf32)
 //   --rsh_row_error      every implementation's counter row_error: the largest over rows of
 //                        max_j |C(i,j) - R(i,j)| / max_j (|A| |B|)(i,j), R the product in double of the same
 //                        (rounded) operands on the host (the error of a row relative to its magnitude)
@@ -184,7 +185,7 @@ double row_error(Group<T>& g, const LoadedMatrix& m, const std::vector<T>& C, in
 
 /// Tolerance of results between implementations (cuSPARSE algorithms, rsh against cuSPARSE).
 inline double agreement(const std::string& prec) {
-  return prec == "fp64" ? 1e-10 : prec == "fp32" ? 1e-5 : prec == "tf32" ? 5e-3 : 2e-2;
+  return prec == "fp64" ? 1e-10 : prec == "fp32" ? 1e-5 : prec == "tf32" ? 5e-3 : prec == "bf16" ? 5e-2 : 2e-2;
 }
 
 /// The timed loop (bench::timed_calls) over the group's rotating B/C copies.
@@ -212,7 +213,9 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
   const std::vector<T> got = g.operands->C[0].download();
   if (g.expected.empty()) {
     g.expected = got;
-  } else if (bench::relative_error(got, g.expected) > (sizeof(T) == 2 ? 2e-2 : sizeof(T) == 4 ? 1e-4 : 1e-10)) {
+  } else if (bench::relative_error(got, g.expected) > (sizeof(T) == 2   ? agreement(prec)
+                                                       : sizeof(T) == 4 ? 1e-4
+                                                                        : 1e-10)) {
     state.SkipWithError("cuSPARSE algorithms disagree");
     return;
   }
@@ -363,6 +366,7 @@ int main(int argc, char** argv) {
     for (const auto& prec : cfg.precisions)
       for (int n : cfg.widths) {
         if (prec == "fp16") register_group<__half>(src, cfg, i, count, n, prec);
+        if (prec == "bf16") register_group<__nv_bfloat16>(src, cfg, i, count, n, prec);
         if (prec == "fp32" || prec == "tf32") register_group<float>(src, cfg, i, count, n, prec);
         if (prec == "fp64") register_group<double>(src, cfg, i, count, n, prec);
       }
@@ -383,6 +387,7 @@ int main(int argc, char** argv) {
   // Cached Kokkos views must go before Kokkos::finalize (the ScopeGuard).
   g_matrix.reset();
   g_group<__half>.reset();
+  g_group<__nv_bfloat16>.reset();
   g_group<float>.reset();
   g_group<double>.reset();
   return 0;

@@ -1,9 +1,10 @@
 #pragma once
 // cuSPARSE baseline: cusparseSpMM on CSR, row- or column-major B and C, op(A)
 // = A or A^T, one algorithm per instance (ALG1/ALG2/ALG3; the summary takes
-// the best of those cuSPARSE supports). FP16
-// runs A, B, C in FP16 with FP32 compute; FP32 and FP64 run everything in
+// the best of those cuSPARSE supports). FP16 and BF16
+// run A, B, C in 16 bits with FP32 compute; FP32 and FP64 run everything in
 // their own precision.
+#include <cuda_bf16.h>
 #include <cusparse.h>
 
 #include <stdexcept>
@@ -35,7 +36,10 @@ inline cusparseHandle_t cusparse_handle() {
 
 template <class T>
 constexpr cudaDataType cuda_type() {
-  return std::is_same<T, double>::value ? CUDA_R_64F : std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_16F;
+  return std::is_same<T, double>::value          ? CUDA_R_64F
+         : std::is_same<T, float>::value         ? CUDA_R_32F
+         : std::is_same<T, __nv_bfloat16>::value ? CUDA_R_16BF
+                                                 : CUDA_R_16F;
 }
 
 template <class T>

@@ -3,13 +3,17 @@
 and N, the rsh time, the best cuSPARSE time and algorithm, the speedup, and
 rsh's GFLOP/s and GB/s; then the geometric-mean speedup per precision and N; and, where the run
 had --rsh_row_error, rsh's largest row error against the fastest cuSPARSE algorithm's (and against the
-most accurate one's) per precision and N.
+most accurate one's) per precision and N; and where two precisions of PRECISION_PAIRS ran on the same
+matrices, the geometric mean of rsh's time in the first over its time in the second.
 Usage: bench_summary.py bench.json[.gz] [more.json ...]"""
 import math
 import sys
 from collections import defaultdict
 
 import bench_json
+
+# (precision, baseline precision) whose rsh times are compared matrix by matrix.
+PRECISION_PAIRS = [("bf16", "fp16"), ("fp32", "tf32")]
 
 
 def main(paths):
@@ -46,6 +50,7 @@ def main(paths):
               f"{alg.replace('cusparse_', '')} | {s:.2f} | {rsh['GFLOP/s']:.0f} | {rsh['GB/s']:.0f} | {rsh.get('nnz_per_tile', 0):.1f} | "
               f"{rsh.get('tc_fraction', 0):.2f} |")
     print_row_errors(rows)
+    print_precision_ratios(rows)
     print("\n| prec | N | matrices | geomean speedup | min | below 1x | below 0.8x |")
     print("|---|---|---|---|---|---|---|")
     for (prec, n), vals in sorted(speedups.items()):
@@ -83,6 +88,23 @@ def print_row_errors(rows):
         worst = max(vals)
         print(f"| {prec} | {n} | {len(vals)} | {worst[0]:.2f} | {worst[2]} ({worst[3]:.2e}, {worst[4]:.2e}) | "
               f"{max(v[1] for v in vals):.2f} | {sum(1 for v in vals if v[0] > 2)} |")
+
+
+def print_precision_ratios(rows):
+    ratios = defaultdict(list)  # (prec, baseline, n) -> (time ratio, matrix)
+    for (matrix, prec, n), impls in rows.items():
+        for first, baseline in PRECISION_PAIRS:
+            other = rows.get((matrix, baseline, n), {}).get("rsh")
+            if prec == first and "rsh" in impls and other:
+                ratios[(first, baseline, n)].append((impls["rsh"]["real_time"] / other["real_time"], matrix))
+    if not ratios:
+        return
+    print("\n| rsh time of | over | N | matrices | geomean ratio | max (matrix) | min (matrix) |")
+    print("|---|---|---|---|---|---|---|")
+    for (first, baseline, n), vals in sorted(ratios.items()):
+        g = math.exp(sum(math.log(r) for r, _ in vals) / len(vals))
+        hi, lo = max(vals), min(vals)
+        print(f"| {first} | {baseline} | {n} | {len(vals)} | {g:.3f} | {hi[0]:.2f} ({hi[1]}) | {lo[0]:.2f} ({lo[1]}) |")
 
 
 if __name__ == "__main__":

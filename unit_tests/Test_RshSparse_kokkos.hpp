@@ -28,10 +28,24 @@ struct KokkosConfig {
   using Device = Kokkos::Device<E, typename E::memory_space>;
 };
 
-/// True for Kokkos' binary16 half_t (on Kokkos 3.4's host builds half_t is float).
+/// True for a 16-bit scalar: Kokkos' half_t (on Kokkos 3.4's host builds half_t is float) or bhalf_t.
+template <class S>
+constexpr bool is_16bit() {
+  return !std::is_same<S, float>::value && !std::is_same<S, double>::value;
+}
+/// True for Kokkos' bfloat16 bhalf_t (where it is a type of its own).
+template <class S>
+constexpr bool is_bhalf() {
+#if RSH_HAS_BHALF_T
+  return std::is_same<S, Kokkos::Experimental::bhalf_t>::value;
+#else
+  return false;
+#endif
+}
+/// True for Kokkos' binary16 half_t.
 template <class S>
 constexpr bool is_half() {
-  return !std::is_same<S, float>::value && !std::is_same<S, double>::value;
+  return is_16bit<S>() && !is_bhalf<S>();
 }
 
 template <class S>
@@ -40,10 +54,11 @@ double as_double(S x) {
 }
 
 /// DESIGN section 7's bound for what the multiply computes in: FP64 1e-12, FP32 1e-5, TF32 (opt-in) 5e-3,
-/// FP16 2e-2. The portable kernels compute float in FP32 and accumulate half in FP32.
+/// FP16 2e-2, BF16 5e-2. The portable kernels compute float in FP32 and accumulate 16-bit scalars in FP32.
 template <class S>
 double spmm_tolerance(const Options& options) {
   if (std::is_same<S, double>::value) return 1e-12;
+  if (is_bhalf<S>()) return 5e-2;
   if (is_half<S>()) return 2e-2;
   return options.allow_tf32 ? 5e-3 : 1e-5;
 }
@@ -133,7 +148,8 @@ class KokkosTest : public ::testing::Test {
   }
 };
 
-/// Every (Scalar, Layout) of one execution space: float, double and, where it is a type of its own, half_t.
+/// Every (Scalar, Layout) of one execution space: float, double and, where each is a type of its own,
+/// half_t and bhalf_t.
 template <class E>
 using KokkosConfigs =
     ::testing::Types<KokkosConfig<float, Kokkos::LayoutRight, E>, KokkosConfig<float, Kokkos::LayoutLeft, E>,
@@ -142,6 +158,11 @@ using KokkosConfigs =
                      ,
                      KokkosConfig<Kokkos::Experimental::half_t, Kokkos::LayoutRight, E>,
                      KokkosConfig<Kokkos::Experimental::half_t, Kokkos::LayoutLeft, E>
+#endif
+#if RSH_HAS_BHALF_T
+                     ,
+                     KokkosConfig<Kokkos::Experimental::bhalf_t, Kokkos::LayoutRight, E>,
+                     KokkosConfig<Kokkos::Experimental::bhalf_t, Kokkos::LayoutLeft, E>
 #endif
                      >;
 

@@ -23,10 +23,11 @@ namespace test {
 
 /// Bound on |got - ref| / (|alpha| sum_f |X Y| + |beta C0|) for what the dot products compute in: FP64
 /// 1e-12, FP32 (3xTF32 or FP32 arithmetic) 1e-5, TF32 (opt-in) 5e-3, FP16 operands with FP32 sums 2e-3
-/// (the result rounded to FP16).
+/// and BF16 ones 5e-3 (the result rounded to FP16 or BF16: half an ulp is 2^-12 or 2^-9 of it).
 template <class S>
 double sddmm_tolerance(const Options& options) {
   if (std::is_same<S, double>::value) return 1e-12;
+  if (is_bhalf<S>()) return 5e-3;
   if (is_half<S>()) return 2e-3;
   return options.allow_tf32 ? 5e-3 : 1e-5;
 }
@@ -56,7 +57,7 @@ class SddmmTest : public KokkosTest<Cfg> {
   }
 
   /// Half of FP16's smallest subnormal (2^-25): the absolute error of rounding a tiny product to FP16, which
-  /// no relative bound covers (zero for the other scalars).
+  /// no relative bound covers (zero for the other scalars: BF16 has FP32's exponent range).
   static constexpr double kSubnormalRounding = is_half<Scalar>() ? 2.98023223876953125e-8 : 0.0;
 
   /// Every position's error against the double reference, beyond kSubnormalRounding, over the bound's scale;

@@ -25,13 +25,14 @@ namespace test {
 
 /// KokkosSparse::spmv on the same views, as an application calls it. KokkosKernels' cuSPARSE path for
 /// half_t multivectors (LayoutLeft C) returns wrong results: it passes alpha and beta as half_t to cuSPARSE
-/// with an FP32 compute type (seen with KokkosKernels 4.7.99 and CUDA 13), so half_t on Kokkos::Cuda is
-/// compared with KokkosKernels' native kernel.
+/// with an FP32 compute type (seen with KokkosKernels 4.7.99 and CUDA 13), so 16-bit scalars on Kokkos::Cuda
+/// are compared with KokkosKernels' native kernel.
 template <class ExecSpace, class Matrix, class MultiVector>
 void kk_spmv(const char mode[], const Matrix& A, const MultiVector& B, typename MultiVector::const_value_type alpha,
              typename MultiVector::const_value_type beta, const MultiVector& C) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40200
-  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value && is_half<typename MultiVector::non_const_value_type>()) {
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value &&
+                is_16bit<typename MultiVector::non_const_value_type>()) {
     KokkosSparse::SPMVHandle<typename Matrix::device_type, Matrix, MultiVector, MultiVector> native(
         KokkosSparse::SPMV_NATIVE);
     return KokkosSparse::spmv(ExecSpace(), &native, mode, alpha, A, B, beta, C);
@@ -92,7 +93,9 @@ class SpmmTest : public KokkosTest<Cfg> {
     ExecSpace().fence();
     const double tol = spmm_tolerance<Scalar>(opt);
     EXPECT_LE(error(ref, C), tol);
-    EXPECT_LE(error(from_view(C_kk), C), 10 * tol) << "against KokkosSparse::spmv";
+    // KokkosKernels' host kernels sum in the scalar: on rows of thousands of terms bhalf_t's sums lose every
+    // bit there, so agreement with KokkosSparse::spmv is asked within KokkosKernels' own error.
+    EXPECT_LE(error(from_view(C_kk), C), 10 * tol + error(ref, C_kk)) << "against KokkosSparse::spmv";
     EXPECT_LE(error(ref, C_free), spmm_tolerance<Scalar>(Options())) << "handle-free";
   }
 };

@@ -1,9 +1,10 @@
 // The raw-pointer CUDA backend on the GPU against the double host reference
-// (DESIGN section 7): FP16 (FP16 and FP32 out), FP32 (3xTF32 tiles), TF32 and FP64, both layouts, every
+// (DESIGN section 7): FP16 and BF16 (16-bit and FP32 out), FP32 (3xTF32 tiles), TF32 and FP64, both layouts, every
 // partition (dense blocks included), N in {1, 7, 16, 33, 128, 256}, alpha/beta
 // cases, forced splits, and real graphs. Skips cleanly without a device.
 #include <gtest/gtest.h>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <type_traits>
@@ -60,9 +61,10 @@ class CudaSpmmTest : public ::testing::Test {
   void SetUp() override {
     if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
   }
-  /// DESIGN section 7: FP64 1e-12, FP32 1e-5, TF32 5e-3, FP16 2e-2.
+  /// DESIGN section 7: FP64 1e-12, FP32 1e-5, TF32 5e-3, FP16 2e-2, BF16 5e-2.
   static double tolerance() {
     if (std::is_same<T, double>::value) return 1e-12;
+    if (std::is_same<T, __nv_bfloat16>::value) return 5e-2;
     if (!std::is_same<T, float>::value) return 2e-2;
     return M == rsh::cuda::FloatMath::kTf32 ? 5e-3 : 1e-5;
   }
@@ -117,8 +119,10 @@ struct Precision {
 };
 template <class P>
 class CudaSpmm : public CudaSpmmTest<typename P::first_type, typename P::second_type, P::math> {};
-using Precisions = ::testing::Types<Precision<float, float>, Precision<float, float, rsh::cuda::FloatMath::kTf32>,
-                                    Precision<__half, __half>, Precision<__half, float>, Precision<double, double>>;
+using Precisions =
+    ::testing::Types<Precision<float, float>, Precision<float, float, rsh::cuda::FloatMath::kTf32>,
+                     Precision<__half, __half>, Precision<__half, float>, Precision<__nv_bfloat16, __nv_bfloat16>,
+                     Precision<__nv_bfloat16, float>, Precision<double, double>>;
 TYPED_TEST_SUITE(CudaSpmm, Precisions);
 
 TYPED_TEST(CudaSpmm, RandomMatricesEveryWidthPartitionLayout) {

@@ -1,10 +1,12 @@
-// rsh._rsh.CudaMatrix{Float,Half}: the raw CUDA API (rsh::cuda::SpmmPlan) over DLPack arrays in device
+// rsh._rsh.CudaMatrix{Float,Half,BFloat16}: the raw CUDA API (rsh::cuda::SpmmPlan) over DLPack arrays in device
 // memory (PyTorch, CuPy, JAX) and a caller's stream. A's pattern is inspected once; its values live in the
 // plan as value slots (tiles, then residual), which the caller fills through slot_of_entry.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <nanobind/stl/string.h>
 
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "RshPython_bindings.hpp"
@@ -27,6 +29,9 @@ template <class T>
 class CudaMatrix {
  public:
   static constexpr int kBits = 8 * sizeof(T);
+  /// DLPack's type code of T (bfloat16 has a code of its own).
+  static constexpr uint8_t kCode =
+      std::is_same<T, __nv_bfloat16>::value ? static_cast<uint8_t>(nb::dlpack::dtype_code::Bfloat) : kFloatCode;
 
   CudaMatrix(int64_t num_cols, const RowMapArray& row_map, const EntriesArray& entries, const OptionArgs& args,
              uintptr_t stream) {
@@ -51,7 +56,7 @@ class CudaMatrix {
     plan_->update_values_device(static_cast<const T*>(slots.data()), as_stream(stream));
   }
 
-  /// C = alpha * A * B + beta * C. B: num_cols x n of T; C: num_rows x n of T (or float32 for FP16 plans);
+  /// C = alpha * A * B + beta * C. B: num_cols x n of T; C: num_rows x n of T (or float32 for 16-bit plans);
   /// both in one storage order, any leading dimension.
   void spmm(double alpha, const nb::ndarray<>& B, double beta, const nb::ndarray<>& C, uintptr_t stream) const {
     const DenseOperand b = device_operand(B, "B", kBits);
@@ -99,13 +104,15 @@ class CudaMatrix {
   const std::string& describe() const { return description_; }
 
  private:
+  /// T, or float32 (bits 32) where a 16-bit plan takes it.
+  static uint8_t code_of(int bits) { return bits == kBits ? kCode : kFloatCode; }
   DenseOperand device_operand(const nb::ndarray<>& a, const char* name, int bits) const {
     check_on_device(a, name);
-    return dense_operand(a, name, kCuda, kFloatCode, bits);
+    return dense_operand(a, name, kCuda, code_of(bits), bits);
   }
   void check_device_vector(const nb::ndarray<>& a, const char* name, int bits, int64_t expected) const {
     check_on_device(a, name);
-    check_vector(a, name, kCuda, kFloatCode, bits, expected);
+    check_vector(a, name, kCuda, code_of(bits), bits, expected);
   }
   void check_on_device(const nb::ndarray<>& a, const char* name) const {
     if (a.device_type() == kCuda && a.device_id() != device_)
@@ -143,6 +150,7 @@ void bind_cuda_matrix(nb::module_& m, const char* name) {
 void bind_cuda(nb::module_& m) {
   bind_cuda_matrix<float>(m, "CudaMatrixFloat");
   bind_cuda_matrix<__half>(m, "CudaMatrixHalf");
+  bind_cuda_matrix<__nv_bfloat16>(m, "CudaMatrixBFloat16");
   m.def("cuda_device_available", &cuda::device_available);
 }
 

@@ -17,8 +17,9 @@ PRECISIONS = {
     (torch.float32, True): 4e-3,   # TF32 operands (10 mantissa bits)
     # FP16 operands, FP32 accumulation, FP16 output; pieces of split rows add FP16-rounded partial sums
     (torch.float16, False): 8e-3,
+    (torch.bfloat16, False): 5e-2,  # BF16: 8 mantissa bits, the same scheme
 }
-IDS = ["fp32", "tf32", "fp16"]
+IDS = ["fp32", "tf32", "fp16", "bf16"]
 
 
 def make(case, dtype, allow_tf32=False, device="cuda"):

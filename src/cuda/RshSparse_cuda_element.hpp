@@ -1,6 +1,7 @@
 #pragma once
 // Host-side conversions between double and the CUDA element types of the
-// raw API (float, __half), shared by the plan, the tests and the benchmarks.
+// raw API (float, __half, __nv_bfloat16), shared by the plan, the tests and the benchmarks.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -16,6 +17,10 @@ inline T to_element(double v) {
 template <>
 inline __half to_element<__half>(double v) {
   return __float2half(static_cast<float>(v));
+}
+template <>
+inline __nv_bfloat16 to_element<__nv_bfloat16>(double v) {
+  return __float2bfloat16(static_cast<float>(v));
 }
 /// x rounded to TF32 (10 mantissa bits, nearest, ties away from zero: what
 /// cvt.rna.tf32.f32 gives), still as a float; infinities and NaNs unchanged.
@@ -34,6 +39,9 @@ inline double to_double(float v) {
 }
 inline double to_double(__half v) {
   return __half2float(v);
+}
+inline double to_double(__nv_bfloat16 v) {
+  return __bfloat162float(v);
 }
 
 }  // namespace cuda

@@ -58,7 +58,7 @@ int64_t SpmmPlan<T>::num_value_slots() const {
 }
 
 namespace detail {
-/// SpmmPlan::sddmm of an FP16 or float plan.
+/// SpmmPlan::sddmm of an FP16, BF16 or float plan.
 template <class T>
 void sddmm_plan(const PlanData<T>& d, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots,
                 cudaStream_t stream) {
@@ -81,7 +81,7 @@ void sddmm_plan(const PlanData<T>& d, const T* X, int64_t ldx, const T* Y, int64
                              slots};
     const unsigned blocks =
         static_cast<unsigned>((d.tc_num_items + kSddmmThreadsPerBlock / 32 - 1) / (kSddmmThreadsPerBlock / 32));
-    // Both operands are dense rows: FP32-level accuracy splits both (FP16 plans have one kernel).
+    // Both operands are dense rows: FP32-level accuracy splits both (16-bit plans have one kernel).
     with_split<T>(d.math == FloatMath::kTf32 ? Tf32Split::kNone : Tf32Split::kBoth, [&](auto s) {
       sddmm_tc_kernel<T, decltype(s)::value><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
     });
@@ -101,7 +101,8 @@ void SpmmPlan<T>::sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k,
                         cudaStream_t stream) const {
   using namespace detail;
   if constexpr (std::is_same<T, double>::value) {
-    throw std::invalid_argument("rsh::cuda::SpmmPlan<double>::sddmm: no FP64 SDDMM kernel (float or __half plans)");
+    throw std::invalid_argument(
+        "rsh::cuda::SpmmPlan<double>::sddmm: no FP64 SDDMM kernel (float, __half or __nv_bfloat16 plans)");
   } else {
     sddmm_plan(*d_, X, ldx, Y, ldy, k, slots, stream);
   }

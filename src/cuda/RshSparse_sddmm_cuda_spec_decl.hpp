@@ -56,7 +56,7 @@ struct Sddmm<Kokkos::Cuda, Handle, XView, YView, Matrix, true> {
 };
 
 /// The handle-free SDDMM on Kokkos::Cuda: the raw API's sddmm_csr over C's arrays where the kernels take
-/// its types (int column ids, 32- or 64-bit offsets, float or half_t), else the portable kernels.
+/// its types (int column ids, 32- or 64-bit offsets, float, half_t or bhalf_t), else the portable kernels.
 template <class XView, class YView, class Matrix>
 struct SddmmCsr<Kokkos::Cuda, XView, YView, Matrix, true> {
   static void run(const Kokkos::Cuda& exec, typename XView::const_value_type alpha, const XView& X, const YView& Y,

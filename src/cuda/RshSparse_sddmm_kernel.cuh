@@ -38,7 +38,7 @@ constexpr int sddmm_lane_features() {
 }
 
 /// acc += Y(pair, chunk) x X(rows, chunk)^T for one 4 x V-feature chunk: ya, yb the lane's words of Y's
-/// rows of column g of the pair's two tiles, x of X's row g. FP16: m16n8k16; float: m16n8k8 in TF32, its
+/// rows of column g of the pair's two tiles, x of X's row g. FP16 and BF16: m16n8k16; float: m16n8k8 in TF32, its
 /// operands split into two TF32 parts (3xTF32) unless S is kNone.
 template <class T, Tf32Split S>
 __device__ __forceinline__ void sddmm_mma(float (&acc)[4], const RawRow<T, sddmm_lane_features<T>()>& ya,
@@ -49,11 +49,7 @@ __device__ __forceinline__ void sddmm_mma(float (&acc)[4], const RawRow<T, sddmm
     const uint32_t a0 = ya.w[2 * s], a1 = yb.w[2 * s], a2 = ya.w[2 * s + 1], a3 = yb.w[2 * s + 1];
     const uint32_t b0 = x.w[2 * s], b1 = x.w[2 * s + 1];
     if constexpr (sizeof(T) == 2) {
-      asm volatile(
-          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-          "{%0,%1,%2,%3};\n"
-          : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+      mma_m16n8k16<T>(acc, a0, a1, a2, a3, b0, b1);
     } else if constexpr (S == Tf32Split::kNone) {
       mma_tf32(acc, a0, a1, a2, a3, b0, b1);
     } else {

@@ -43,16 +43,17 @@ constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memor
 template <class T, Tf32Split S = Tf32Split::kNone>
 struct BlockMma;
 
-/// FP16: mma.m16n8k16; A fragment a0..a3 = (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..), (g+8, 2q+8..) of the block
-/// (8 halves a lane, one 16-byte load); B fragments by ldmatrix.trans from the row-major staged block.
-template <Tf32Split S>
-struct BlockMma<__half, S> {
-  static constexpr int kLaneWords = 4;                          ///< 32-bit words of A a lane holds per block
-  static constexpr int kRoundSteps = kDenseRoundSteps<__half>;  ///< 69 KB of shared memory
+/// 16-bit operands T (FP16, BF16): mma.m16n8k16; A fragment a0..a3 = (g, 2q..2q+1), (g+8, 2q..), (g, 2q+8..),
+/// (g+8, 2q+8..) of the block (8 elements a lane, one 16-byte load); B fragments by ldmatrix.trans from the
+/// row-major staged block.
+template <class T>
+struct BlockMma16 {
+  static constexpr int kLaneWords = 4;                     ///< 32-bit words of A a lane holds per block
+  static constexpr int kRoundSteps = kDenseRoundSteps<T>;  ///< 69 KB of shared memory
 
   /// `bs`: the staged block at the warp's first feature.
-  __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
-                                             const __half* bs, int lane) {
+  __device__ __forceinline__ static void run(float (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords], const T* bs,
+                                             int lane) {
     // ldmatrix.x4.trans: matrices (k 0-7, n 8j..), (k 8-15, n 8j..), (k 0-7, n 8j+8..), (k 8-15, n 8j+8..).
     const int m = lane / 8, k = (m % 2) * 8 + lane % 8;
 #pragma unroll
@@ -63,15 +64,14 @@ struct BlockMma<__half, S> {
                    : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
                    : "r"(addr));
 #pragma unroll
-      for (int h = 0; h < 2; ++h)
-        asm volatile(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-            "{%0,%1,%2,%3};\n"
-            : "+f"(acc[j + h][0]), "+f"(acc[j + h][1]), "+f"(acc[j + h][2]), "+f"(acc[j + h][3])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[2 * h]), "r"(b[2 * h + 1]));
+      for (int h = 0; h < 2; ++h) mma_m16n8k16<T>(acc[j + h], a[0], a[1], a[2], a[3], b[2 * h], b[2 * h + 1]);
     }
   }
 };
+template <Tf32Split S>
+struct BlockMma<__half, S> : BlockMma16<__half> {};
+template <Tf32Split S>
+struct BlockMma<__nv_bfloat16, S> : BlockMma16<__nv_bfloat16> {};
 
 /// FP32 operands: two mma.m16n8k8 per block (k halves); A fragment a0..a3 = (g, q), (g+8, q), (g, q+4),
 /// (g+8, q+4) of each half (4 floats a lane per half); B fragments (k q / q+4, n g) as words. kNone: the

@@ -6,6 +6,7 @@
 //   rsh::cuda::HostFormat f = ...;              // host arrays of a built RS-Tile (rsh::impl::inspect)
 //   rsh::cuda::SpmmPlan<__half> plan(f, stream);
 //   plan.spmm(alpha, dB, ldb, beta, dC, ldc, n, rsh::cuda::Layout::kRowMajor, stream);
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -123,7 +124,7 @@ struct DeviceCsr {
 /// the CUDA-core residual kernel in FP32 arithmetic (FP64 for double), its work items cut from A's rows on the device
 /// at each call. Checks A on the device and waits for that check (one stream synchronisation), so that a malformed A
 /// throws std::invalid_argument instead of reading out of bounds. B, C, ld*, n and layout as SpmmPlan::spmm.
-/// Instantiated for T = double, float and __half with OutT = T.
+/// Instantiated for T = double, float, __half and __nv_bfloat16 with OutT = T.
 template <class T, class Offset, class OutT>
 void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C,
               int64_t ldc, int n, Layout layout, cudaStream_t stream);
@@ -133,7 +134,7 @@ void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t
 /// the dot products over k features on CUDA cores with FP32 accumulation. X: row-major num_rows x k, Y:
 /// row-major num_cols x k, ldx, ldy >= k; A's values are not read. Duplicates each get the product.
 /// Checks A on the device and waits for that check (std::invalid_argument on a malformed A).
-/// Instantiated for T = float and __half with OutT = T.
+/// Instantiated for T = float, __half and __nv_bfloat16 with OutT = T.
 template <class T, class Offset, class OutT>
 void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k,
                float beta, OutT* out, cudaStream_t stream);
@@ -147,9 +148,9 @@ struct PlanData;  ///< a plan's device arrays and launch choices (RshSparse_spmm
 }  // namespace detail
 
 /// The format on the device, ready to multiply. Value type T of A and B:
-/// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32), `__half`
-/// (FP16 operands, FP32 accumulation) or `double` (Tensor-Core tiles in FP64 mma.m8n8k4, residual in FP64;
-/// a dense-block format's residual runs on CUDA cores). Holds device memory; not copyable.
+/// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32), `__half` or
+/// `__nv_bfloat16` (FP16 or BF16 operands, FP32 accumulation) or `double` (Tensor-Core tiles in FP64 mma.m8n8k4,
+/// residual in FP64; a dense-block format's residual runs on CUDA cores). Holds device memory; not copyable.
 template <class T>
 class SpmmPlan {
  public:
@@ -178,10 +179,10 @@ class SpmmPlan {
 
   /// SDDMM on the plan's pattern: for every value slot s, at (row r, column c), slots[s] = dot(X(r, :),
   /// Y(c, :)) over k features (tile slots, then residual slots, as the values; a duplicated position has
-  /// one slot). Tensor-Core tiles in the plan's precision (FP16; 3xTF32, or TF32 under FloatMath::kTf32)
+  /// one slot). Tensor-Core tiles in the plan's precision (FP16, BF16; 3xTF32, or TF32 under FloatMath::kTf32)
   /// and the residual on CUDA cores, FP32 accumulation. X: row-major num_rows x k, Y: row-major
   /// num_cols x k, ldx, ldy >= k; slots: device buffer of num_value_slots() floats. Asynchronous on `stream`.
-  /// FP16 and float plans: an FP64 plan throws std::invalid_argument (no FP64 SDDMM kernel).
+  /// FP16, BF16 and float plans: an FP64 plan throws std::invalid_argument (no FP64 SDDMM kernel).
   void sddmm(const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float* slots, cudaStream_t stream) const;
   /// Value slots of the format: tile values then residual values.
   int64_t num_value_slots() const;

@@ -35,7 +35,7 @@ DenseRef<E> dense_ref(E* ptr, int64_t ld, int n, Layout layout) {
 template <Tf32Split S>
 using SplitConstant = std::integral_constant<Tf32Split, S>;
 
-/// Calls f(S) with `split` as a compile-time constant; FP16 kernels have one instantiation (kNone).
+/// Calls f(S) with `split` as a compile-time constant; FP16, BF16 and FP64 kernels have one instantiation (kNone).
 template <class T, class F>
 void with_split(Tf32Split split, F&& f) {
   if constexpr (std::is_same<T, float>::value) {
@@ -53,7 +53,7 @@ void for_each_split(F&& f) {
     f(SplitConstant<Tf32Split::kDense>()), f(SplitConstant<Tf32Split::kBoth>());
 }
 
-/// Whether plans of T multiply dense blocks (Partition::kDenseBlocks) on Tensor Cores: FP16 and float. An
+/// Whether plans of T multiply dense blocks (Partition::kDenseBlocks) on Tensor Cores: FP16, BF16 and float. An
 /// FP64 plan runs a dense-block format's residual, from which the blocks are made, on CUDA cores.
 template <class T>
 constexpr bool has_dense_blocks() {
@@ -373,7 +373,7 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lane_features = " + std::to_string(v) +
                                 (std::is_same<T, float>::value ? " not in {0, 4, 8}"
                                  : sizeof(T) == 8              ? " not in {0, 4} for FP64"
-                                                               : " not in {0, 8} for FP16"));
+                                                               : " not in {0, 8} for FP16 and BF16"));
   if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8 && cl != detail::kBlockMaxWideCluster)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
                                 " not in {0, 1, 2, 4, 8, 16}");
@@ -404,12 +404,17 @@ template <class T>
 std::string SpmmPlan<T>::describe() const {
   const detail::PlanData<T>& d = *d_;
   const bool fp64 = std::is_same<T, double>::value, fp32 = std::is_same<T, float>::value;
+  const bool bf16 = std::is_same<T, __nv_bfloat16>::value;
   const char* tc = fp64                                   ? "FP64"
+                   : bf16                                 ? "BF16 (FP32 accumulation)"
                    : !fp32                                ? "FP16 (FP32 accumulation)"
                    : d.split == detail::Tf32Split::kNone  ? "TF32 (FP32 accumulation)"
                    : d.split == detail::Tf32Split::kDense ? "2xTF32 (FP32-level; values exact in TF32)"
                                                           : "3xTF32 (FP32-level)";
-  const char* cuda_core = fp64 ? "FP64" : fp32 ? "FP32" : "FP16 operands, FP32 accumulation";
+  const char* cuda_core = fp64   ? "FP64"
+                          : fp32 ? "FP32"
+                          : bf16 ? "BF16 operands, FP32 accumulation"
+                                 : "FP16 operands, FP32 accumulation";
   if (d.dense) return std::string("CUDA: dense 16 x 16 blocks on Tensor Cores in ") + tc;
   std::string s = "CUDA: ";
   if (d.tc_num_items > 0) s += std::string("Tensor-Core tiles in ") + tc;

@@ -13,6 +13,7 @@
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
 #include "cuda/RshSparse_spmm_cuda_spec_avail.hpp"
+#include "impl/RshSparse_spmm_impl.hpp"
 
 namespace rsh {
 namespace impl {
@@ -34,6 +35,12 @@ struct CudaElement<double> {
 template <>
 struct CudaElement<Kokkos::Experimental::half_t> {
   using type = __half;  // same 16-bit layout
+};
+#endif
+#if RSH_HAS_BHALF_T
+template <>
+struct CudaElement<Kokkos::Experimental::bhalf_t> {
+  using type = __nv_bfloat16;  // same 16-bit layout
 };
 #endif
 

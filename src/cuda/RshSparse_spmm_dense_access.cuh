@@ -7,9 +7,11 @@
 // quads 4 x (lanes) apart, so that each 16-byte access of a lane group covers
 // whole 32-byte sectors (consecutive 8-float runs used half of each sector per
 // instruction: Nsight Compute, tolokers TF32). Vectors of 8 halves need qs = 4.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
 
@@ -32,12 +34,37 @@ struct Frag {
   A v[V];
 };
 
+/// The 16-bit element types (FP16, BF16) as their bits, and two FP32 numbers rounded to a packed pair.
+template <class T>
+struct Bits16;
+template <>
+struct Bits16<__half> {
+  __device__ __forceinline__ static __half from_bits(unsigned short b) { return __ushort_as_half(b); }
+  __device__ __forceinline__ static unsigned short to_bits(__half x) { return __half_as_ushort(x); }
+  __device__ __forceinline__ static uint32_t pair(float lo, float hi) {
+    const __half2 h2 = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&h2);
+  }
+};
+template <>
+struct Bits16<__nv_bfloat16> {
+  __device__ __forceinline__ static __nv_bfloat16 from_bits(unsigned short b) { return __ushort_as_bfloat16(b); }
+  __device__ __forceinline__ static unsigned short to_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+  __device__ __forceinline__ static uint32_t pair(float lo, float hi) {
+    const __nv_bfloat162 h2 = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const uint32_t*>(&h2);
+  }
+};
+
 /// An element in its accumulator type (Accum), and back (round to nearest).
 __device__ __forceinline__ float to_acc(float x) {
   return x;
 }
 __device__ __forceinline__ float to_acc(__half x) {
   return __half2float(x);
+}
+__device__ __forceinline__ float to_acc(__nv_bfloat16 x) {
+  return __bfloat162float(x);
 }
 __device__ __forceinline__ double to_acc(double x) {
   return x;
@@ -51,6 +78,10 @@ __device__ __forceinline__ float from_acc<float>(float x) {
 template <>
 __device__ __forceinline__ __half from_acc<__half>(float x) {
   return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
 }
 template <>
 __device__ __forceinline__ double from_acc<double>(double x) {
@@ -93,7 +124,7 @@ struct RawRow {
   /// Element i in the accumulator type.
   __device__ __forceinline__ Accum<T> get(int i) const {
     if constexpr (sizeof(T) == 2) {
-      return __half2float(__ushort_as_half(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff)));
+      return to_acc(Bits16<T>::from_bits(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff)));
     } else if constexpr (sizeof(T) == 4) {
       return __uint_as_float(w[i]);
     } else {
@@ -104,7 +135,7 @@ struct RawRow {
  private:
   __device__ __forceinline__ void set(int i, T x) {
     if constexpr (sizeof(T) == 2) {
-      const uint32_t h = __half_as_ushort(x);
+      const uint32_t h = Bits16<T>::to_bits(x);
       w[i / 2] = i % 2 ? (w[i / 2] & 0xffffu) | (h << 16) : h;
     } else if constexpr (sizeof(T) == 4) {
       w[i] = __float_as_uint(x);
@@ -145,20 +176,23 @@ __device__ __forceinline__ void red_add(double* c, const double (&v)[V], int qs)
 #pragma unroll
   for (int i = 0; i < V; ++i) atomicAdd(c + quad_feature(0, i, qs), v[i]);
 }
-template <int V>
-__device__ __forceinline__ void red_add(__half* c, const float (&v)[V], int /* qs: 4 */) {
-  static_assert(V % 8 == 0, "rsh::spmm: half reductions go 8 halves at a time");
+/// FP16 and BF16: 8 elements a reduction, rounded from FP32 in pairs.
+template <int V, class T>
+__device__ __forceinline__ std::enable_if_t<sizeof(T) == 2> red_add(T* c, const float (&v)[V], int /* qs: 4 */) {
+  static_assert(V % 8 == 0, "rsh::spmm: 16-bit reductions go 8 elements at a time");
 #pragma unroll
   for (int h = 0; h < V / 8; ++h) {
     uint32_t w[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const __half2 h2 = __floats2half2_rn(v[8 * h + 2 * j], v[8 * h + 2 * j + 1]);
-      w[j] = *reinterpret_cast<const uint32_t*>(&h2);
-    }
-    asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 8 * h), "r"(w[0]), "r"(w[1]),
-                 "r"(w[2]), "r"(w[3])
-                 : "memory");
+    for (int j = 0; j < 4; ++j) w[j] = Bits16<T>::pair(v[8 * h + 2 * j], v[8 * h + 2 * j + 1]);
+    if constexpr (std::is_same<T, __half>::value)
+      asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 8 * h), "r"(w[0]), "r"(w[1]),
+                   "r"(w[2]), "r"(w[3])
+                   : "memory");
+    else
+      asm volatile("red.global.add.noftz.v4.bf16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 8 * h), "r"(w[0]), "r"(w[1]),
+                   "r"(w[2]), "r"(w[3])
+                   : "memory");
   }
 }
 

@@ -5,7 +5,7 @@
 // rows), the 16x8 accumulator is C^T for the window.
 //
 // Lane (g = lane / 4, q = lane % 4) owns, for every m16n8k8 fragment layout,
-// with V = kLaneFeatures (8 for FP16, 4 for TF32; one 16-byte load either way):
+// with V = kLaneFeatures (8 for FP16 and BF16, 4 for TF32; one 16-byte load either way):
 //   - sparse entries A(row g, col ca) and A(row g, col cb) (the MMA's b0, b1);
 //   - the B rows of columns ca and cb, features Vg .. Vg+V-1 of the warp's
 //     8V-feature slice;
@@ -14,9 +14,11 @@
 // feature Vg+2j+1, so each lane's loads and stores are contiguous.
 // FP64 (m8n8k4, M = 8 features, K = 4 columns) takes the same lane roles with
 // V = 2: MMA j maps m = g to feature 2g+j, two K steps a tile (columns ca, cb).
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_dense_access.cuh"
@@ -33,7 +35,7 @@ enum class Tf32Split {
   kBoth,   ///< FP32-level: both operands split (3xTF32), 3 MMAs
 };
 
-/// Per element type T and, for float, Tf32Split S (FP16 and FP64 ignore S). Each names the lane's
+/// Per element type T and, for float, Tf32Split S (FP16, BF16 and FP64 ignore S). Each names the lane's
 /// features (kLaneFeatures), its MMAs per tile and their accumulator fragments (kMmas x kAccPerMma of Acc),
 /// the MMAs (mma) and where their results go in the lane's two C rows (rows).
 template <class T, Tf32Split S = Tf32Split::kNone>
@@ -94,10 +96,40 @@ __device__ __forceinline__ void mma_tf32_split(float (&acc)[4], uint32_t a0, uin
   for (int i = 0; i < 4; ++i) acc[i] += t[i];
 }
 
-/// FP16 operands, FP32 accumulate: mma.m16n8k8.f32.f16.f16.f32.
-/// A frag: a0a1 = (m=g, k=2q..2q+1), a2a3 = (m=g+8, k=2q..2q+1); B frag: (k=2q..2q+1, n=g).
-template <Tf32Split S>
-struct MmaTraits<__half, S> : M16n8Rows<4> {
+/// acc += a * b on 16-bit operands T (__half or __nv_bfloat16), FP32 accumulate: mma.m16n8k8. a0a1 = (m=g,
+/// k=2q..2q+1), (m=g+8, k=2q..2q+1); b0 = (k=2q..2q+1, n=g).
+template <class T>
+__device__ __forceinline__ void mma_m16n8k8(float (&acc)[4], uint32_t a0, uint32_t a1, uint32_t b0) {
+  if constexpr (std::is_same<T, __half>::value)
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+                 : "r"(a0), "r"(a1), "r"(b0));
+  else
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+                 : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+                 : "r"(a0), "r"(a1), "r"(b0));
+}
+
+/// acc += a * b on 16-bit operands T, FP32 accumulate: mma.m16n8k16. a0..a3 = (g, 2q..2q+1), (g+8, 2q..),
+/// (g, 2q+8..), (g+8, 2q+8..); b0, b1 = (k=2q..2q+1, n=g), (k=2q+8.., n=g).
+template <class T>
+__device__ __forceinline__ void mma_m16n8k16(float (&acc)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                             uint32_t b0, uint32_t b1) {
+  if constexpr (std::is_same<T, __half>::value)
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  else
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+/// 16-bit operands T (FP16, BF16), FP32 accumulate: mma.m16n8k8 (mma_m16n8k8's fragments).
+template <class T>
+struct MmaTraits16 : M16n8Rows<4> {
   static constexpr int kLaneFeatures = 8, kMmas = 4;
   __device__ __forceinline__ static int col_a(int q) { return 2 * q; }
   __device__ __forceinline__ static int col_b(int q) { return 2 * q + 1; }
@@ -106,25 +138,24 @@ struct MmaTraits<__half, S> : M16n8Rows<4> {
   struct BFrag {
     uint32_t b0;
   };
-  __device__ __forceinline__ static BFrag pack(__half va, __half vb) {
-    return {uint32_t(__half_as_ushort(va)) | (uint32_t(__half_as_ushort(vb)) << 16)};
+  __device__ __forceinline__ static BFrag pack(T va, T vb) {
+    return {uint32_t(Bits16<T>::to_bits(va)) | (uint32_t(Bits16<T>::to_bits(vb)) << 16)};
   }
 
   /// acc[j][0..3] += B^T(features of MMA j, cols ca,cb) * A(row g, cols ca,cb)^T.
-  __device__ __forceinline__ static void mma(float (&acc)[4][4], const RawRow<__half, 8>& ba,
-                                             const RawRow<__half, 8>& bb, BFrag v) {
-    const uint32_t b0 = v.b0;
+  __device__ __forceinline__ static void mma(float (&acc)[4][4], const RawRow<T, 8>& ba, const RawRow<T, 8>& bb,
+                                             BFrag v) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       // Low halves of ba.w[j], bb.w[j] are feature 8g+2j of columns ca, cb; high halves feature 8g+2j+1.
-      const uint32_t a0 = __byte_perm(ba.w[j], bb.w[j], 0x5410);
-      const uint32_t a1 = __byte_perm(ba.w[j], bb.w[j], 0x7632);
-      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-                   : "+f"(acc[j][0]), "+f"(acc[j][1]), "+f"(acc[j][2]), "+f"(acc[j][3])
-                   : "r"(a0), "r"(a1), "r"(b0));
+      mma_m16n8k8<T>(acc[j], __byte_perm(ba.w[j], bb.w[j], 0x5410), __byte_perm(ba.w[j], bb.w[j], 0x7632), v.b0);
     }
   }
 };
+template <Tf32Split S>
+struct MmaTraits<__half, S> : MmaTraits16<__half> {};
+template <Tf32Split S>
+struct MmaTraits<__nv_bfloat16, S> : MmaTraits16<__nv_bfloat16> {};
 
 /// FP32 operands, FP32 accumulate: mma.m16n8k8.f32.tf32.tf32.f32.
 /// A frag: a0 = (g, q), a1 = (g+8, q), a2 = (g, q+4), a3 = (g+8, q+4); B frag: b0 = (k=q, n=g), b1 = (k=q+4, n=g).

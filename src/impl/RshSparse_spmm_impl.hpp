@@ -13,8 +13,16 @@
 namespace rsh {
 namespace impl {
 
-/// The type the portable kernels accumulate a Scalar in: float for Kokkos' half_t (a 16-bit sum loses
-/// a bit per doubling of the row length), the scalar itself otherwise.
+/// Kokkos' bfloat16 bhalf_t is a type of its own (Kokkos 4 on a backend with a native one; Kokkos 3.4
+/// has no bhalf_t, and host builds of Kokkos 4 make it float).
+#if defined(KOKKOS_BHALF_T_IS_FLOAT) && !KOKKOS_BHALF_T_IS_FLOAT
+#define RSH_HAS_BHALF_T 1
+#else
+#define RSH_HAS_BHALF_T 0
+#endif
+
+/// The type the portable kernels accumulate a Scalar in: float for Kokkos' half_t and bhalf_t (a 16-bit
+/// sum loses a bit per doubling of the row length), the scalar itself otherwise.
 template <class Scalar>
 struct Accumulator {
   using type = Scalar;
@@ -22,6 +30,12 @@ struct Accumulator {
 #if !defined(KOKKOS_HALF_T_IS_FLOAT) || !KOKKOS_HALF_T_IS_FLOAT
 template <>
 struct Accumulator<Kokkos::Experimental::half_t> {
+  using type = float;
+};
+#endif
+#if RSH_HAS_BHALF_T
+template <>
+struct Accumulator<Kokkos::Experimental::bhalf_t> {
   using type = float;
 };
 #endif
@@ -50,6 +64,9 @@ template <class Scalar>
 std::string portable_precision() {
   if (std::is_same<Scalar, double>::value) return "FP64";
   if (std::is_same<Scalar, float>::value) return "FP32";
+#if RSH_HAS_BHALF_T
+  if (std::is_same<Scalar, Kokkos::Experimental::bhalf_t>::value) return "BF16 operands, FP32 accumulation";
+#endif
   return "FP16 operands, FP32 accumulation";
 }
 

@@ -5,7 +5,7 @@
     Y = A.mm(X)                                      # grads flow to X (through A^T) and A.values (SDDMM)
     s = A.sddmm(P, Q)                                # (P Q^T) at A's positions, in A's CSR order
 
-CUDA tensors run the Tensor-Core kernels (float32, float16); CPU tensors the portable Kokkos kernels
+CUDA tensors run the Tensor-Core kernels (float32, float16, bfloat16); CPU tensors the portable Kokkos kernels
 (float32, float64).
 """
 from ._sparse_matrix import SparseMatrix

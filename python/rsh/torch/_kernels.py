@@ -3,7 +3,8 @@ import torch
 
 from .. import _rsh
 
-_CUDA_CLASSES = {torch.float32: "CudaMatrixFloat", torch.float16: "CudaMatrixHalf"}
+_CUDA_CLASSES = {torch.float32: "CudaMatrixFloat", torch.float16: "CudaMatrixHalf",
+                 torch.bfloat16: "CudaMatrixBFloat16"}
 _HOST_CLASSES = {torch.float32: "HostMatrixFloat", torch.float64: "HostMatrixDouble"}
 
 
@@ -36,11 +37,11 @@ class Loaded:
 
 
 class CudaKernel:
-    """rsh._rsh.CudaMatrix{Float,Half} on one device: A's values live in the plan as value slots."""
+    """rsh._rsh.CudaMatrix{Float,Half,BFloat16} on one device: A's values live in the plan as value slots."""
 
     def __init__(self, pattern, device, dtype):
         if dtype not in _CUDA_CLASSES:
-            raise TypeError(f"rsh: {dtype} on CUDA is not supported (float32 and float16 are)")
+            raise TypeError(f"rsh: {dtype} on CUDA is not supported (float32, float16 and bfloat16 are)")
         if not _rsh.has_cuda:
             raise RuntimeError("rsh: this build has no CUDA backend")
         self.device = device
