@@ -14,7 +14,9 @@
 //   --rsh_row_error      every implementation's counter row_error: the largest over rows of
 //                        max_j |C(i,j) - R(i,j)| / max_j (|A| |B|)(i,j), R the product in double of the same
 //                        (rounded) operands on the host (the error of a row relative to its magnitude)
-//   --rsh_partition=P    row|tc|cuda|dense|auto (default: Options' default partition)
+//   --rsh_partition=LIST row,tc,cuda,dense,auto (default: Options' default partition). With more than one,
+//                        every partition is timed in the same process against the same cuSPARSE runs, as
+//                        rsh:<partition> (rsh:<partition>+<policy> with several reorder policies too).
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
 //                        (default None). With more than one, every policy is timed in the same process
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
@@ -46,8 +48,10 @@
 #include "RshSparse_spmm_cusparse.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda_format.hpp"
+#include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
+#include "impl/RshSparse_plan_selector_impl.hpp"
 
 namespace {
 
@@ -61,6 +65,7 @@ struct Config {
   std::vector<std::string> precisions{"fp16", "tf32"};
   Options options;
   std::vector<Reorder> reorders{Reorder::kNone};
+  std::vector<Partition> partitions{Options().partition};
   cuda::KernelConfig kernel;
   bool gated_timing = true;
   bool row_major = true;
@@ -74,21 +79,26 @@ struct Inspected {
   double seconds = 0;
 };
 
+/// What one rsh benchmark of a group runs: a partition and a reordering policy.
+using Variant = std::pair<Partition, Reorder>;
+
 /// The matrix of the group being benchmarked, with its inspections (cached).
 struct LoadedMatrix {
   std::string name;
   impl::HostCrs A;
-  std::map<std::pair<Reorder, int>, Inspected> inspected;  ///< by (policy, impl::Arithmetic)
+  std::map<std::pair<Variant, int>, Inspected> inspected;  ///< by (variant, impl::Arithmetic)
 };
 std::unique_ptr<LoadedMatrix> g_matrix;
 
-/// The inspection of `m` under `options` (whose reorder is the policy) for
+/// The inspection of `m` under `options` (its partition and reorder policy) for
 /// values of `value_bytes` bytes (Partition::kAuto's model depends on them and on options.allow_tf32), made once.
 const Inspected& inspected(LoadedMatrix& m, const Options& options, int value_bytes) {
-  const auto key = std::make_pair(options.reorder, int(impl::arithmetic_of(value_bytes, options)));
+  const auto key =
+      std::make_pair(Variant(options.partition, options.reorder), int(impl::arithmetic_of(value_bytes, options)));
   auto it = m.inspected.find(key);
   if (it != m.inspected.end()) return it->second;
-  std::cerr << "  " << m.name << ": inspecting (" << reorder_name(options.reorder) << ")" << std::flush;
+  std::cerr << "  " << m.name << ": inspecting (" << partition_name(options.partition) << ", "
+            << reorder_name(options.reorder) << ")" << std::flush;
   Inspected x;
   Kokkos::Timer timer;
   Options verbose = options;
@@ -112,7 +122,7 @@ struct Group {
   std::string key;
   std::vector<T> values;
   std::unique_ptr<bench::RotatingOperands<T, T>> operands;
-  std::map<Reorder, std::unique_ptr<cuda::SpmmPlan<T>>> plans;  ///< per policy, made on first use
+  std::map<Variant, std::unique_ptr<cuda::SpmmPlan<T>>> plans;  ///< per variant, made on first use
   std::vector<T> expected;                                      ///< C from the first cuSPARSE algorithm that runs
   double best_cusparse_seconds = 0;
   std::string best_cusparse;
@@ -230,15 +240,21 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
 
 template <class T>
 void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
-               const std::string& prec, int n, Reorder reorder) {
+               const std::string& prec, int n, Variant variant) {
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
-  options.reorder = reorder;
+  options.partition = variant.first, options.reorder = variant.second;
+  const int64_t dense_slots = impl::DenseBlockLayout::slots(m.A.num_rows, m.A.num_cols);
+  if (options.partition == Partition::kDenseBlocks && dense_slots > impl::kDenseModelMaxSlots) {
+    // The whole matrix stored dense: beyond what kAuto would ever pick (gigabytes on large matrices).
+    state.SkipWithError(("DenseBlocks: " + std::to_string(dense_slots) + " slots, past kDenseModelMaxSlots").c_str());
+    return;
+  }
   options.allow_tf32 = prec == "tf32";
   const Inspected& x = inspected(m, options, sizeof(T));
   Group<T>& g = group<T>(m, prec, n, cfg);
   const cuda::FloatMath math = prec == "tf32" ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32;
-  auto& plan = g.plans[reorder];
+  auto& plan = g.plans[variant];
   const auto layout = cfg.row_major ? cuda::Layout::kRowMajor : cuda::Layout::kColMajor;
   const int64_t ldb = cfg.row_major ? n : m.A.num_cols, ldc = cfg.row_major ? n : m.A.num_rows;
   auto run = [&](const T* B, T* C) { plan->spmm(1.f, B, ldb, 0.f, C, ldc, n, layout, nullptr); };
@@ -273,8 +289,8 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   if (g.best_cusparse_seconds > 0 && t > 0) state.counters["speedup"] = g.best_cusparse_seconds / t;
   // Inputs of Partition::kAuto's model (its Tensor-Core terms describe the
   // pattern at hand: fit them on --rsh_partition=row runs; scripts/fit_partition_model.py).
-  const impl::PartitionCost pc =
-      impl::partition_cost(m.A, x.inspection.pattern, options, impl::arithmetic_of(sizeof(T), options));
+  const impl::Arithmetic arith = impl::arithmetic_of(sizeof(T), options);
+  const impl::PartitionCost pc = impl::partition_cost(m.A, x.inspection.pattern, options, arith);
   state.counters["cta_max_tiles"] = double(pc.cta_max_tiles);
   state.counters["windows"] = double(pc.windows);
   state.counters["residual_nnz"] = double(pc.residual_nnz);
@@ -282,6 +298,16 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   state.counters["cuda_longest"] = double(pc.cuda.longest);
   state.counters["cuda_piece"] = double(pc.cuda.piece_nnz);
   state.counters["cuda_split"] = pc.cuda.split ? 1.0 : 0.0;
+  state.counters["dense_slots"] = double(pc.dense_slots);
+  const impl::SelectorFeatures features = impl::selector_features(pc, arith);
+  for (int f = 0; f < impl::kSelectorFeatures; ++f)
+    state.counters[std::string("feature_") + impl::kSelectorFeatureNames[f]] = features[f];
+  // The cost models' predicted times, and the partition each selector picks (Partition's enum value).
+  state.counters["model_tc_us"] = pc.tensor_core_us(arith);
+  state.counters["model_cc_us"] = pc.cuda_core_us(arith);
+  state.counters["model_dense_us"] = std::min(pc.dense_blocks_us(arith), 1e9);
+  state.counters["pick_cost_model"] = double(int(pc.choose(arith)));
+  state.counters["pick_learned"] = double(int(pc.choose(arith, PlanSelector::kLearned)));
   state.SetLabel("best cuSPARSE: " + g.best_cusparse + "; reorder: " + reorder_name(x.inspection.reorder) +
                  "; partition: " + partition_name(x.inspection.partition));
 }
@@ -297,13 +323,20 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
         [=](benchmark::State& s) { bench_cusparse<T>(s, src, cfg, index, count, prec, n, alg); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
-  for (Reorder r : cfg.reorders) {
-    const std::string name = cfg.reorders.size() == 1 ? "rsh" : std::string("rsh:") + reorder_name(r);
-    benchmark::RegisterBenchmark((base + name).c_str(),
-                                 [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, prec, n, r); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond);
-  }
+  for (Partition p : cfg.partitions)
+    for (Reorder r : cfg.reorders) {
+      const bool partitions = cfg.partitions.size() > 1, reorders = cfg.reorders.size() > 1;
+      std::string name = "rsh";
+      if (partitions || reorders) name += ":";
+      if (partitions) name += partition_name(p);
+      if (partitions && reorders) name += "+";
+      if (reorders) name += reorder_name(r);
+      benchmark::RegisterBenchmark(
+          (base + name).c_str(),
+          [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant(p, r)); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
 }
 
 Config parse_flags(int& argc, char** argv) {
@@ -343,10 +376,14 @@ Config parse_flags(int& argc, char** argv) {
       return cfg.row_major = l == "row", true;
     }
     if (!value("--rsh_partition=").empty()) {
-      const auto it = partitions.find(value("--rsh_partition="));
-      if (it == partitions.end())
-        throw std::invalid_argument("--rsh_partition=" + value("--rsh_partition=") + ": row, tc, cuda, dense or auto");
-      return cfg.options.partition = it->second, true;
+      cfg.partitions.clear();
+      for (const auto& name : bench::split_list(value("--rsh_partition="))) {
+        const auto it = partitions.find(name);
+        if (it == partitions.end())
+          throw std::invalid_argument("--rsh_partition=" + name + ": row, tc, cuda, dense or auto");
+        cfg.partitions.push_back(it->second);
+      }
+      return true;
     }
     return false;
   });
@@ -373,7 +410,9 @@ int main(int argc, char** argv) {
   });
 
   bench::add_gpu_context(RSH_GIT_HASH, cfg.gated_timing);
-  benchmark::AddCustomContext("partition", partition_name(cfg.options.partition));
+  std::string partitions;
+  for (Partition p : cfg.partitions) partitions += (partitions.empty() ? "" : ",") + std::string(partition_name(p));
+  benchmark::AddCustomContext("partition", partitions);
   std::string reorders;
   for (Reorder r : cfg.reorders) reorders += (reorders.empty() ? "" : ",") + std::string(reorder_name(r));
   benchmark::AddCustomContext("reorder", reorders);

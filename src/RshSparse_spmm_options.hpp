@@ -17,6 +17,14 @@ enum class Partition {
   kAuto,  ///< RowStructured, CudaCoreOnly or DenseBlocks, whichever a cost model fitted on the H100 predicts fastest
 };
 
+/// How Partition::kAuto picks the partition of a matrix.
+enum class PlanSelector {
+  /// The decision tree fitted for the multiply's arithmetic on H100 measurements (scripts/fit_selector.py),
+  /// where one is fitted and predicted better on matrices it was not trained on; else kCostModel.
+  kLearned,
+  kCostModel,  ///< the fastest by the linear kernel-time models (RshSparse_partition_select_impl.cpp)
+};
+
 /// Row permutation applied before partitioning (C rows keep their positions).
 /// The permutations of "Learning Sparse Matrix Row Permutations" are mapped
 /// onto the Tensor-Core kernel: the paper's warp is an 8-row window (one
@@ -113,6 +121,7 @@ struct Options {
   /// kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix by predicted kernel time; past the
   /// model's range (2.2M nonzeros) RowStructured for FP16 and CudaCoreOnly for TF32, as measured.
   Partition partition = Partition::kAuto;
+  PlanSelector plan_selector = PlanSelector::kLearned;  ///< how kAuto picks the partition
   Reorder reorder = Reorder::kAuto;
   ReorderOptions reorder_options;
   /// How many multiplies the handle expects to run with one analysis: what kAuto weighs a reordering's

@@ -11,6 +11,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -32,28 +33,6 @@ struct DenseRef {
 template <int V, class A = float>
 struct Frag {
   A v[V];
-};
-
-/// The 16-bit element types (FP16, BF16) as their bits, and two FP32 numbers rounded to a packed pair.
-template <class T>
-struct Bits16;
-template <>
-struct Bits16<__half> {
-  __device__ __forceinline__ static __half from_bits(unsigned short b) { return __ushort_as_half(b); }
-  __device__ __forceinline__ static unsigned short to_bits(__half x) { return __half_as_ushort(x); }
-  __device__ __forceinline__ static uint32_t pair(float lo, float hi) {
-    const __half2 h2 = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&h2);
-  }
-};
-template <>
-struct Bits16<__nv_bfloat16> {
-  __device__ __forceinline__ static __nv_bfloat16 from_bits(unsigned short b) { return __ushort_as_bfloat16(b); }
-  __device__ __forceinline__ static unsigned short to_bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
-  __device__ __forceinline__ static uint32_t pair(float lo, float hi) {
-    const __nv_bfloat162 h2 = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const uint32_t*>(&h2);
-  }
 };
 
 /// An element in its accumulator type (Accum), and back (round to nearest).
@@ -86,6 +65,27 @@ __device__ __forceinline__ __nv_bfloat16 from_acc<__nv_bfloat16>(float x) {
 template <>
 __device__ __forceinline__ double from_acc<double>(double x) {
   return x;
+}
+
+/// A 16-bit element (FP16, BF16) as its bits, and back.
+template <class T>
+__device__ __forceinline__ unsigned short to_bits16(T x) {
+  static_assert(sizeof(T) == 2, "rsh::spmm: 16-bit elements only");
+  unsigned short b;
+  memcpy(&b, &x, 2);
+  return b;
+}
+template <class T>
+__device__ __forceinline__ T from_bits16(unsigned short b) {
+  static_assert(sizeof(T) == 2, "rsh::spmm: 16-bit elements only");
+  T x;
+  memcpy(&x, &b, 2);
+  return x;
+}
+/// Two FP32 numbers rounded to 16-bit elements T, packed low then high.
+template <class T>
+__device__ __forceinline__ uint32_t pack16(float lo, float hi) {
+  return uint32_t(to_bits16(from_acc<T>(lo))) | (uint32_t(to_bits16(from_acc<T>(hi))) << 16);
 }
 
 /// Feature of a lane's element i (see the top of the file).
@@ -124,7 +124,7 @@ struct RawRow {
   /// Element i in the accumulator type.
   __device__ __forceinline__ Accum<T> get(int i) const {
     if constexpr (sizeof(T) == 2) {
-      return to_acc(Bits16<T>::from_bits(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff)));
+      return to_acc(from_bits16<T>(static_cast<unsigned short>((w[i / 2] >> (16 * (i % 2))) & 0xffff)));
     } else if constexpr (sizeof(T) == 4) {
       return __uint_as_float(w[i]);
     } else {
@@ -135,7 +135,7 @@ struct RawRow {
  private:
   __device__ __forceinline__ void set(int i, T x) {
     if constexpr (sizeof(T) == 2) {
-      const uint32_t h = Bits16<T>::to_bits(x);
+      const uint32_t h = to_bits16(x);
       w[i / 2] = i % 2 ? (w[i / 2] & 0xffffu) | (h << 16) : h;
     } else if constexpr (sizeof(T) == 4) {
       w[i] = __float_as_uint(x);
@@ -184,7 +184,7 @@ __device__ __forceinline__ std::enable_if_t<sizeof(T) == 2> red_add(T* c, const 
   for (int h = 0; h < V / 8; ++h) {
     uint32_t w[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) w[j] = Bits16<T>::pair(v[8 * h + 2 * j], v[8 * h + 2 * j + 1]);
+    for (int j = 0; j < 4; ++j) w[j] = pack16<T>(v[8 * h + 2 * j], v[8 * h + 2 * j + 1]);
     if constexpr (std::is_same<T, __half>::value)
       asm volatile("red.global.add.noftz.v4.f16x2 [%0], {%1, %2, %3, %4};\n" ::"l"(c + 8 * h), "r"(w[0]), "r"(w[1]),
                    "r"(w[2]), "r"(w[3])

@@ -139,7 +139,7 @@ struct MmaTraits16 : M16n8Rows<4> {
     uint32_t b0;
   };
   __device__ __forceinline__ static BFrag pack(T va, T vb) {
-    return {uint32_t(Bits16<T>::to_bits(va)) | (uint32_t(Bits16<T>::to_bits(vb)) << 16)};
+    return {uint32_t(to_bits16(va)) | (uint32_t(to_bits16(vb)) << 16)};
   }
 
   /// acc[j][0..3] += B^T(features of MMA j, cols ca,cb) * A(row g, cols ca,cb)^T.

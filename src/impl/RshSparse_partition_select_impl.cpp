@@ -1,5 +1,7 @@
 #include "impl/RshSparse_partition_select_impl.hpp"
 
+#include "impl/RshSparse_plan_selector_impl.hpp"
+
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_partition_cost_on.hpp"
 
@@ -77,7 +79,11 @@ bool PartitionCost::prefer_cuda_core(Arithmetic arith) const {
   return cuda_core_us(arith) < tensor_core_us(arith);
 }
 
-Partition PartitionCost::choose(Arithmetic arith) const {
+Partition PartitionCost::choose(Arithmetic arith, PlanSelector selector) const {
+  if (selector == PlanSelector::kLearned) {
+    const SelectorTree tree = selector_tree(arith);
+    if (tree.size > 0) return walk_selector_tree(tree, selector_features(*this, arith));
+  }
   const Partition sparse = prefer_cuda_core(arith) ? Partition::kCudaCoreOnly : Partition::kRowStructured;
   if (dense_slots > kDenseModelMaxSlots) return sparse;
   const double sparse_us = sparse == Partition::kCudaCoreOnly ? cuda_core_us(arith) : tensor_core_us(arith);

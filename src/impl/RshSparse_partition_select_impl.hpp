@@ -70,7 +70,7 @@ struct PartitionCost {
   /// DenseBlocks: value slots of the dense 16 x 16 blocks (zeros included).
   int64_t dense_slots = 0;
 
-  int64_t nnz = 0;
+  int64_t nnz = 0, rows = 0;
 
   /// Predicted kernel times in microseconds.
   double tensor_core_us(Arithmetic arith) const;
@@ -85,8 +85,10 @@ struct PartitionCost {
   /// stencil, x1.02 R-MAT 22; perf_tests/results/h100_2026-11-23f.md); FP32-level
   /// Tensor-Core tiles cost more than TF32 ones and do the same.
   bool prefer_cuda_core(Arithmetic arith) const;
-  /// The partition kAuto takes: the fastest predicted, DenseBlocks only up to kDenseModelMaxSlots.
-  Partition choose(Arithmetic arith) const;
+  /// The partition kAuto takes: the cost models' fastest predicted (DenseBlocks only up to
+  /// kDenseModelMaxSlots), or the learned selector's pick (RshSparse_plan_selector_impl.hpp) where
+  /// `selector` asks for it and a tree is fitted for `arith`.
+  Partition choose(Arithmetic arith, PlanSelector selector = PlanSelector::kCostModel) const;
 };
 
 /// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.

@@ -80,6 +80,7 @@ PartitionCost partition_cost_on(const ExecSpace& exec, int64_t m, int64_t n, con
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
   c.cuda = best_cuda_core_cost_on(exec, row_map, m, options, arith);
   c.nnz = c.cuda.nnz;
+  c.rows = m;
   return c;
 }
 
