@@ -94,8 +94,9 @@ class SpmmTest : public KokkosTest<Cfg> {
     const double tol = spmm_tolerance<Scalar>(opt);
     EXPECT_LE(error(ref, C), tol);
     // KokkosKernels' host kernels sum in the scalar: on rows of thousands of terms bhalf_t's sums lose every
-    // bit there, so agreement with KokkosSparse::spmv is asked within KokkosKernels' own error.
-    EXPECT_LE(error(from_view(C_kk), C), 10 * tol + error(ref, C_kk)) << "against KokkosSparse::spmv";
+    // bit there, so bhalf_t is compared with KokkosSparse::spmv only where KokkosKernels meets the bound.
+    if (!is_bhalf<Scalar>() || error(ref, C_kk) <= 10 * tol)
+      EXPECT_LE(error(from_view(C_kk), C), 10 * tol) << "against KokkosSparse::spmv";
     EXPECT_LE(error(ref, C_free), spmm_tolerance<Scalar>(Options())) << "handle-free";
   }
 };
