@@ -74,8 +74,10 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
 }
 
 bool PartitionCost::prefer_cuda_core(Arithmetic arith) const {
-  if (!choice_needs_row_structured(nnz, arith)) return true;                    // TF32 / FP32 past the model's range
-  if (nnz > kPartitionModelMaxNnz && arith == Arithmetic::kFp16) return false;  // FP16 past it
+  if (!choice_needs_row_structured(nnz, arith)) return true;  // TF32 / FP32 past the model's range
+  // FP16 and FP64 past it: RowStructured (FP64: R-MAT 20 / 22 0.86x / 0.99x cuSPARSE there against 0.51x / 0.54x
+  // on CUDA cores, the other six generated matrices within 5%; h100_2026-11-24h.md).
+  if (nnz > kPartitionModelMaxNnz && (arith == Arithmetic::kFp16 || arith == Arithmetic::kFp64)) return false;
   return cuda_core_us(arith) < tensor_core_us(arith);
 }
 
