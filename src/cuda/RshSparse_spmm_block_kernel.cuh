@@ -77,8 +77,8 @@ struct BlockMma<__nv_bfloat16, S> : BlockMma16<__nv_bfloat16> {};
 /// (g+8, q+4) of each half (4 floats a lane per half); B fragments (k q / q+4, n g) as words. kNone: the
 /// operands as TF32 (A rounded to TF32 on the host, B truncated by the Tensor Cores). kDense / kBoth: B
 /// split into TF32 high and low parts (and A too for kBoth, once a block), products of the parts summed
-/// small first (mma_tf32_split's scheme); `acc` then holds one round's sums, which the kernel adds to its
-/// FP32 totals after each round (the Tensor Cores' running sum rounds toward zero).
+/// small first (mma_tf32_split's scheme); `acc` then holds one block's sums, which the kernel adds to its
+/// FP32 totals after each block (the Tensor Cores' running sum rounds toward zero).
 template <Tf32Split S>
 struct BlockMma<float, S> {
   static constexpr int kLaneWords = 8;
@@ -265,9 +265,10 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   const int cb_begin = p.col_blocks * rank / ranks, cb_end = p.col_blocks * (rank + 1) / ranks;
 
   float acc[kWarpTiles][4] = {};
-  // FP32-level MMAs sum a round in `round_acc` and add it to `acc` in FP32 (see BlockMma<float>).
-  constexpr bool kRoundSums = S != Tf32Split::kNone;
-  float round_acc[kRoundSums ? kWarpTiles : 1][4] = {};
+  // FP32-level MMAs sum one column block in `block_acc` and add it to `acc` in FP32 (see BlockMma<float>):
+  // the Tensor Cores' running sum rounds toward zero, so it is kept to one block's 16 columns.
+  constexpr bool kBlockSums = S != Tf32Split::kNone;
+  float block_acc[kBlockSums ? kWarpTiles : 1][4] = {};
   constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
   // Rounds of up to RoundSteps column blocks, each in flight at once: these calls are latency-bound,
   // and one round trip for a round beats a pipeline of a few small stages (a round trip every few steps).
@@ -298,16 +299,16 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
         const uint4 u = a_src[i * 32 + lane];
         a[4 * i] = u.x, a[4 * i + 1] = u.y, a[4 * i + 2] = u.z, a[4 * i + 3] = u.w;
       }
-      if constexpr (kRoundSums)
-        BlockMma<T, S>::run(round_acc, a, b_stage + s * Smem::kBElements, lane);
-      else
+      if constexpr (kBlockSums) {
+        BlockMma<T, S>::run(block_acc, a, b_stage + s * Smem::kBElements, lane);
+#pragma unroll
+        for (int j = 0; j < kWarpTiles; ++j)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc[j][e] += block_acc[j][e], block_acc[j][e] = 0.f;
+      } else {
         BlockMma<T, S>::run(acc, a, b_stage + s * Smem::kBElements, lane);
+      }
     }
-    if constexpr (kRoundSums)
-#pragma unroll
-      for (int j = 0; j < kWarpTiles; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[j][e] += round_acc[j][e], round_acc[j][e] = 0.f;
     if (r + Stages < rounds) {
       __syncthreads();  // the stage is consumed
       request_round(r + Stages);
