@@ -14,7 +14,8 @@
 //   --rsh_row_error      every implementation's counter row_error: the largest over rows of
 //                        max_j |C(i,j) - R(i,j)| / max_j (|A| |B|)(i,j), R the product in double of the same
 //                        (rounded) operands on the host (the error of a row relative to its magnitude)
-//   --rsh_partition=LIST row,tc,cuda,dense,auto (default: Options' default partition). With more than one,
+//   --rsh_partition=LIST row,tc,cuda,dense,libra,balanced,auto (default: Options' default partition). With more than
+//   one,
 //                        every partition is timed in the same process against the same cuSPARSE runs, as
 //                        rsh:<partition> (rsh:<partition>+<policy> with several reorder policies too).
 //   --rsh_reorder=LIST   policies as rsh::reorder_name prints them: None, Locality, CtaAware, ..., or "all"
@@ -351,11 +352,10 @@ Config parse_flags(int& argc, char** argv) {
                                             {"--rsh_dense_round=", &cfg.kernel.dense_round_steps},
                                             {"--rsh_res_features=", &cfg.kernel.residual_lane_features},
                                             {"--rsh_col=", &cfg.kernel.column_major}};
-  const std::map<std::string, Partition> partitions = {{"row", Partition::kRowStructured},
-                                                       {"tc", Partition::kTensorCoreOnly},
-                                                       {"cuda", Partition::kCudaCoreOnly},
-                                                       {"dense", Partition::kDenseBlocks},
-                                                       {"auto", Partition::kAuto}};
+  const std::map<std::string, Partition> partitions = {
+      {"row", Partition::kRowStructured}, {"tc", Partition::kTensorCoreOnly}, {"cuda", Partition::kCudaCoreOnly},
+      {"dense", Partition::kDenseBlocks}, {"libra", Partition::kLibra},       {"balanced", Partition::kBalancedBlocks},
+      {"auto", Partition::kAuto}};
   bench::take_flags(argc, argv, cfg.suite, [&](const std::string& arg, auto value) {
     for (const auto& flag : ints)
       if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
@@ -380,7 +380,7 @@ Config parse_flags(int& argc, char** argv) {
       for (const auto& name : bench::split_list(value("--rsh_partition="))) {
         const auto it = partitions.find(name);
         if (it == partitions.end())
-          throw std::invalid_argument("--rsh_partition=" + name + ": row, tc, cuda, dense or auto");
+          throw std::invalid_argument("--rsh_partition=" + name + ": row, tc, cuda, dense, libra, balanced or auto");
         cfg.partitions.push_back(it->second);
       }
       return true;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fits Partition::kAuto's learned plan selector (src/impl/RshSparse_plan_selector_impl.hpp): a decision
-tree per arithmetic that picks RowStructured, CudaCoreOnly or DenseBlocks from the features the inspector
-computes (the benchmark's feature_* counters), trained offline on H100 runs of rsh_spmm_benchmark with
---rsh_partition=row,cuda,dense,auto (every partition timed in one process, N = 128).
+tree per arithmetic that picks RowStructured, CudaCoreOnly, DenseBlocks, Libra or BalancedBlocks from the
+features the inspector computes (the benchmark's feature_* counters), trained offline on H100 runs of
+rsh_spmm_benchmark with --rsh_partition=row,cuda,dense,libra,balanced (every partition timed in one process,
+N = 128; a partition a run lacks counts as MISSING_REGRET).
 
 The tree is cost sensitive: a leaf picks the partition of least summed log-regret (log of its time over the
 matrix's best), and a split is the one that lowers that sum most. It is judged on matrices it did not see:
@@ -25,8 +26,10 @@ import bench_json
 # The order of rsh::impl::kSelectorFeatureNames (checked against the runs' counters).
 FEATURES = ["log_nnz", "row_mean", "longest_item", "residual_fraction", "tiles_per_window",
             "nnz_per_window_row", "log_tc_over_cc", "log_dense_over", "density", "cuda_split"]
-PARTITIONS = {"RowStructured": "kRowStructured", "CudaCoreOnly": "kCudaCoreOnly", "DenseBlocks": "kDenseBlocks"}
-PARTITION_ENUM = ["RowStructured", "TensorCoreOnly", "CudaCoreOnly", "DenseBlocks", "Auto"]  # rsh::Partition
+PARTITIONS = {"RowStructured": "kRowStructured", "CudaCoreOnly": "kCudaCoreOnly", "DenseBlocks": "kDenseBlocks",
+              "Libra": "kLibra", "BalancedBlocks": "kBalancedBlocks"}
+PARTITION_ENUM = ["RowStructured", "TensorCoreOnly", "CudaCoreOnly", "DenseBlocks", "Libra", "BalancedBlocks",
+                  "Auto"]  # rsh::Partition, in order
 ARITHMETIC = {"fp16": "kFp16", "bf16": "kFp16", "tf32": "kTf32", "fp32": "kFp32", "fp64": "kFp64"}
 MISSING_REGRET = math.log(10.0)  # a partition that failed or was not run counts as 10x slower
 TREES = "src/impl/RshSparse_plan_selector_trees.inc"

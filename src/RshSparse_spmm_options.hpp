@@ -14,6 +14,14 @@ enum class Partition {
   /// The whole matrix as 16 x 16 blocks stored dense (zeros included) on Tensor Cores (CUDA; the portable
   /// kernels run the CSR residual of CudaCoreOnly). For small layers that fill nearly every block.
   kDenseBlocks,
+  /// Libra's 2D-aware distribution: windows of 8 consecutive rows; in each, a column held by at least
+  /// ceil(Tuning::libra_eta x 8) of the rows goes to Tensor Cores, the other nonzeros to the residual, so a
+  /// row may be split between both (its two parts add into C with atomics).
+  kLibra,
+  /// BRP-SpMM's balanced blocks: windows of 8 consecutive rows whose nonzeros, in column order, fill tiles
+  /// of one nonzero per tile column, 4 tiles (32 nonzeros) a work item; what does not fill a whole item goes
+  /// to the residual.
+  kBalancedBlocks,
   kAuto,  ///< RowStructured, CudaCoreOnly or DenseBlocks, whichever a cost model fitted on the H100 predicts fastest
 };
 
@@ -113,6 +121,9 @@ struct Tuning {
   /// the longest item's chain of dependent loads; on a large one fewer items
   /// fill the last wave of CTAs better), the other partitions the maximum.
   int residual_piece_nnz = 0;
+  /// Partition::kLibra: a window's column goes to Tensor Cores when at least ceil(libra_eta x 8) of its
+  /// rows hold it (Libra's eta; its paper's default). In (0, 1].
+  double libra_eta = 0.375;
 };
 
 }  // namespace Experimental
@@ -138,8 +149,9 @@ struct Options {
   bool allow_tf32 = false;
   /// Results bitwise identical from run to run (same device, inputs and options): no work item adds into C
   /// with atomics, whose order varies; windows and residual rows are then never split across work items, so
-  /// matrices with very long rows run slower. Covers a handle's multiplies in both modes (SDDMM has no
-  /// atomics either way); the handle-free call takes no Options and is not covered.
+  /// matrices with very long rows run slower, and Libra and BalancedBlocks keep each row whole (on Tensor
+  /// Cores where any of its nonzeros would be: a split row's two parts add with atomics). Covers a handle's multiplies
+  /// in both modes (SDDMM has no atomics either way); the handle-free call takes no Options and is not covered.
   bool deterministic = false;
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).
   bool report_progress = false;
@@ -212,10 +224,26 @@ inline const char* partition_name(Partition p) {
       return "CudaCoreOnly";
     case Partition::kDenseBlocks:
       return "DenseBlocks";
+    case Partition::kLibra:
+      return "Libra";
+    case Partition::kBalancedBlocks:
+      return "BalancedBlocks";
     case Partition::kAuto:
       return "Auto";
   }
   return "unknown";
+}
+
+/// Every partition, in the order of the enum (kAuto last).
+constexpr Partition kAllPartitions[] = {
+    Partition::kRowStructured, Partition::kTensorCoreOnly, Partition::kCudaCoreOnly, Partition::kDenseBlocks,
+    Partition::kLibra,         Partition::kBalancedBlocks, Partition::kAuto};
+
+/// The partition named `name` (as partition_name prints it); throws std::invalid_argument otherwise.
+inline Partition parse_partition(const std::string& name) {
+  for (Partition p : kAllPartitions)
+    if (name == partition_name(p)) return p;
+  throw std::invalid_argument("rsh::parse_partition: unknown partition '" + name + "'");
 }
 
 }  // namespace rsh

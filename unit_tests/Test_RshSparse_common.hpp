@@ -16,8 +16,7 @@
 namespace rsh {
 namespace test {
 
-const Partition kAllPartitions[] = {Partition::kRowStructured, Partition::kTensorCoreOnly, Partition::kCudaCoreOnly,
-                                    Partition::kDenseBlocks, Partition::kAuto};
+using rsh::kAllPartitions;
 
 /// Options with a partition and (small, to force splits) work-item bounds.
 inline Options options(Partition p, int max_tiles = 64, int max_residual_nnz = 1024) {

@@ -17,6 +17,7 @@
 #include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
+#include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
@@ -80,24 +81,31 @@ void check_residual_items(const rsh::Options& opt, const HostPattern& p) {
 void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern& p) {
   const int W = p.num_windows(), T = p.num_tiles();
 
-  // Rows: each row in at most one window slot or residual entry; empty rows never residual.
-  std::vector<int> seen(A.num_rows, 0);
+  // Rows: each row in at most one window slot and one residual entry, in both only where the partition
+  // assigns nonzeros; empty rows never residual.
+  const bool by_nonzero = rsh::impl::assigns_nonzeros(opt.partition);
+  const bool one_entry_per_column = opt.partition == rsh::Partition::kBalancedBlocks;
+  EXPECT_EQ(p.rows_split, by_nonzero);
+  std::vector<int> in_window(A.num_rows, 0), in_residual(A.num_rows, 0);
   for (int i = 0; i < 8 * W; ++i) {
     const int r = p.window_rows(i);
     EXPECT_GE(r, -1);
     EXPECT_LT(r, A.num_rows);
-    if (r >= 0) ++seen[r];
+    if (r >= 0) ++in_window[r];
   }
   for (int j = 0; j < p.num_residual_rows(); ++j) {
     const int r = p.res_rows(j);
     ASSERT_GE(r, 0);
     ASSERT_LT(r, A.num_rows);
-    EXPECT_GT(A.row_map[r + 1] - A.row_map[r], 0) << "empty residual row " << r;
-    ++seen[r];
+    EXPECT_GT(p.res_ptr(j + 1), p.res_ptr(j)) << "empty residual row " << r;
+    ++in_residual[r];
   }
   for (int r = 0; r < A.num_rows; ++r) {
-    EXPECT_LE(seen[r], 1) << "row " << r;
-    if (A.row_map[r + 1] > A.row_map[r]) EXPECT_EQ(seen[r], 1) << "non-empty row " << r << " dropped";
+    EXPECT_LE(in_window[r], 1) << "row " << r;
+    EXPECT_LE(in_residual[r], 1) << "row " << r;
+    if (!by_nonzero) EXPECT_LE(in_window[r] + in_residual[r], 1) << "row " << r << " split";
+    if (A.row_map[r + 1] > A.row_map[r])
+      EXPECT_GE(in_window[r] + in_residual[r], 1) << "non-empty row " << r << " dropped";
   }
 
   // Tiles: offsets monotone, popcount = values, columns in range and sorted per window.
@@ -120,7 +128,12 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
           continue;
         }
         EXPECT_LT(col, A.num_cols);
-        EXPECT_GT(col, prev);
+        if (one_entry_per_column) {
+          EXPECT_GE(col, prev);
+          EXPECT_EQ(__builtin_popcountll(bits & (0x0101010101010101ULL << c)), 1) << "tile column of one entry";
+        } else {
+          EXPECT_GT(col, prev);
+        }
         prev = col;
       }
       for (int v = p.tile_val_offset(t); bits; bits &= bits - 1, ++v) {
@@ -128,7 +141,10 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
         const int row = p.window_rows(8 * w + b / 8), col = p.tile_cols(8 * t + b % 8);
         EXPECT_GE(row, 0) << "padding row contributes";
         EXPECT_GE(col, 0);
-        EXPECT_TRUE(stored.emplace(std::make_pair(row, col), slots[v]).second) << "position stored twice";
+        if (one_entry_per_column)  // (a duplicate entry takes a tile column of its own)
+          stored[{row, col}] += slots[v];
+        else
+          EXPECT_TRUE(stored.emplace(std::make_pair(row, col), slots[v]).second) << "position stored twice";
       }
     }
   }
@@ -150,7 +166,7 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
     EXPECT_NEAR(it->second, e.second, 1e-12);
   }
 
-  // Schedule: items cover every tile / residual nonzero exactly once, bounded, unsplit first.
+  // Schedule: items cover every tile / residual nonzero exactly once, bounded, unsplit windows first.
   std::vector<int> tile_cover(T, 0);
   for (int i = 0; i < p.tc_num_items(); ++i) {
     const int w = p.tc_item_window(i);
@@ -159,11 +175,28 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
     EXPECT_LE(p.tc_item_tile_end(i) - p.tc_item_tile_begin(i), opt.tuning.max_tiles_per_item);
     const bool whole =
         p.tc_item_tile_begin(i) == p.window_tile_offset(w) && p.tc_item_tile_end(i) == p.window_tile_offset(w + 1);
-    EXPECT_EQ(i < p.tc_num_unsplit, whole);
+    if (i < p.tc_num_unsplit || !by_nonzero) EXPECT_EQ(i < p.tc_num_unsplit, whole);
     for (int t = p.tc_item_tile_begin(i); t < p.tc_item_tile_end(i); ++t) ++tile_cover[t];
   }
   for (int t = 0; t < T; ++t) EXPECT_EQ(tile_cover[t], 1);
   check_residual_items(opt, p);
+
+  // C's rows: each stored by at most one store-once item; a row any item adds into (with atomics) is
+  // stored by none and is scaled by beta first, as is every row no item stores.
+  std::vector<int> stores(A.num_rows, 0), adds(A.num_rows, 0), scaled(A.num_rows, 0);
+  for (int i = 0; i < p.tc_num_items(); ++i)
+    for (int s = 0; s < 8; ++s) {
+      const int r = p.window_rows(8 * p.tc_item_window(i) + s);
+      if (r >= 0) ++(i < p.tc_num_unsplit ? stores : adds)[r];
+    }
+  for (int i = 0; i < p.res_num_items(); ++i)
+    if (p.res_item_pieces(i) > 0) ++(i < p.res_num_local ? stores : adds)[p.res_rows(p.res_item_row(i))];
+  for (int k = 0; k < static_cast<int>(p.scale_rows.extent(0)); ++k) ++scaled[p.scale_rows(k)];
+  for (int r = 0; r < A.num_rows; ++r) {
+    EXPECT_LE(stores[r], 1) << "row " << r;
+    EXPECT_EQ(scaled[r], stores[r] == 0 ? 1 : 0) << "row " << r;
+    if (adds[r]) EXPECT_EQ(stores[r], 0) << "row " << r << " stored and added to";
+  }
 }
 
 HostPattern check_invariants(const HostCrs& A, const rsh::Options& opt) {

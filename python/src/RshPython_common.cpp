@@ -31,11 +31,7 @@ void ensure_kokkos() {
 
 Options options_from(const OptionArgs& args) {
   Options options;
-  bool found = false;
-  for (Partition p : {Partition::kRowStructured, Partition::kTensorCoreOnly, Partition::kCudaCoreOnly,
-                      Partition::kDenseBlocks, Partition::kAuto})
-    if (args.partition == partition_name(p)) options.partition = p, found = true;
-  if (!found) throw std::invalid_argument("rsh: unknown partition '" + args.partition + "'");
+  options.partition = parse_partition(args.partition);
   options.reorder = parse_reorder(args.reorder);
   options.allow_tf32 = args.allow_tf32;
   options.deterministic = args.deterministic;

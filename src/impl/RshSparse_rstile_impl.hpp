@@ -26,6 +26,9 @@ struct RsTilePattern {
   /// Partition::kDenseBlocks: the CUDA executor multiplies dense 16 x 16 blocks
   /// made from the residual (every row there, no tiles); the portable one runs the residual.
   bool dense_blocks = false;
+  /// Partitions by nonzero (Libra, BalancedBlocks): a row may have nonzeros both in a window and in the
+  /// residual. Such a row's two parts add into C with atomics (schedule_on).
+  bool rows_split = false;
 
   // Tensor-Core part. Window w owns tiles [window_tile_offset(w), window_tile_offset(w+1)).
   View1<int> window_rows;         ///< 8 * windows: original row, -1 = padding
@@ -84,14 +87,17 @@ KOKKOS_INLINE_FUNCTION ResidualCut residual_cut(int64_t len, int piece_nnz, int 
   return {static_cast<int>((len + max_len - 1) / max_len), true};
 }
 
-/// Throws std::invalid_argument unless Options' work-item bounds are valid.
-inline void check_item_bounds(const Options& options) {
+/// Throws std::invalid_argument unless Options' tuning (work-item bounds, Libra's eta) is valid.
+inline void check_tuning(const Options& options) {
   const int max_len = options.tuning.max_residual_nnz_per_item, piece = options.tuning.residual_piece_nnz;
   if (options.tuning.max_tiles_per_item < 1 || max_len < 1 || piece < 0)
     throw std::invalid_argument(
         "rsh::Options: max_tiles_per_item = " + std::to_string(options.tuning.max_tiles_per_item) +
         " and max_residual_nnz_per_item = " + std::to_string(max_len) +
         " must be >= 1, residual_piece_nnz = " + std::to_string(piece) + " >= 0");
+  if (!(options.tuning.libra_eta > 0.0 && options.tuning.libra_eta <= 1.0))
+    throw std::invalid_argument("rsh::Options: libra_eta = " + std::to_string(options.tuning.libra_eta) +
+                                " outside (0, 1]");
 }
 
 /// Copies every view of a pattern into another memory space.
@@ -99,6 +105,7 @@ template <class MemorySpace, class Src>
 RsTilePattern<MemorySpace> mirror_pattern(const Src& h) {
   RsTilePattern<MemorySpace> d;
   d.num_rows = h.num_rows, d.num_cols = h.num_cols, d.nnz = h.nnz, d.dense_blocks = h.dense_blocks;
+  d.rows_split = h.rows_split;
   d.tc_num_unsplit = h.tc_num_unsplit, d.res_num_local = h.res_num_local;
   auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
   d.window_rows = copy(h.window_rows), d.window_tile_offset = copy(h.window_tile_offset);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
 #include "impl/inspector/RshSparse_partition_cost_on.hpp"
 #include "impl/inspector/RshSparse_reorder_on.hpp"
 #include "impl/inspector/RshSparse_rstile_on.hpp"
@@ -69,7 +70,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                 << ExecSpace::name() << ": " << name << " done in " << 1e3 * seconds << " ms" << std::endl;
     timer.reset();
   };
-  check_item_bounds(options);
+  check_tuning(options);
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
   out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
   phase("validate + sort", out.times.convert);
@@ -85,7 +86,13 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   auto build = [&](Partition partition, int piece_nnz) {
     Options o = options;
     o.partition = partition;
-    const RowRoles<Mem> roles = partition_on(exec, A, order, o);  // DenseBlocks: all rows residual
+    // BalancedBlocks: a work item a group of tiles (BRP's TC Block Group), unless items may not split.
+    if (partition == Partition::kBalancedBlocks && !options.deterministic &&
+        o.tuning.max_tiles_per_item > kBalancedGroupTiles)
+      o.tuning.max_tiles_per_item = kBalancedGroupTiles;
+    const RowRoles<Mem> roles = assigns_nonzeros(partition)
+                                    ? nonzero_partition_on(exec, A, order, o)
+                                    : partition_on(exec, A, order, o);  // DenseBlocks: all rows residual
     phase("partition", out.times.partition);
     RsTilePattern<Mem> p = rstile_on(exec, A, roles);
     phase("RS-Tile build", out.times.build);

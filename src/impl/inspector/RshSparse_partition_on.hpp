@@ -15,6 +15,13 @@ template <class MemorySpace>
 struct RowRoles {
   View1<int, MemorySpace> window_rows;  ///< 8 per window, original row ids, -1 = padding
   View1<int, MemorySpace> res_rows;     ///< non-empty rows for the CSR residual, in visiting order
+  /// Partitions by nonzero (nonzero_partition_on): the entries that go to the windows' tiles and those
+  /// that go to the residual, each a sorted CSR over all of A's rows. Otherwise (split false) a window
+  /// row's entries all go to tiles and a residual row's all to the residual.
+  bool split = false;
+  SortedCrs<MemorySpace> tiled, residual;
+  /// Tiles hold one entry per tile column (BalancedBlocks) instead of each distinct column of the window.
+  bool one_entry_per_column = false;
   int num_windows() const { return static_cast<int>(window_rows.extent(0) / 8); }
 };
 
@@ -116,7 +123,8 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
 
 /// Partitions the rows of a sorted A visited in `order` (a permutation of its rows; empty = identity).
 /// Empty rows never start a window and never enter the residual. Partition::kAuto partitions as
-/// kRowStructured.
+/// kRowStructured; the partitions by nonzero (Libra, BalancedBlocks: nonzero_partition_on) as
+/// kTensorCoreOnly, every non-empty row in a window (the reordering's cost model sees them so).
 template <class ExecSpace>
 RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
                                                         const SortedCrs<typename ExecSpace::memory_space>& A,

@@ -1,14 +1,16 @@
 #pragma once
 // RS-Tile + CSR residual (DESIGN section 3) built on the inspector's
-// execution space from a row partition: a thread a window merges its 8
-// sorted rows into the window's compacted columns (to count, to fill, to
-// place the values), or a thread an entry ranks them in long windows; a
+// execution space from a partition: a thread a window merges its 8 sorted
+// rows into the window's compacted columns (to count, to fill, to place the
+// values), or a thread an entry ranks them in long windows, or (one entry
+// per tile column) a thread an entry ranks it among the window's entries; a
 // thread a residual row copies it.
 #include <string>
 
 #include "impl/RshSparse_rstile_impl.hpp"
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_partition_on.hpp"
+#include "impl/inspector/RshSparse_window_entries_on.hpp"
 
 namespace rsh {
 namespace impl {
@@ -28,23 +30,33 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   };
   Pattern p;
   p.num_rows = static_cast<int>(A.num_rows), p.num_cols = static_cast<int>(A.num_cols), p.nnz = A.nnz;
-  p.window_rows = roles.window_rows, p.res_rows = roles.res_rows;
+  p.window_rows = roles.window_rows, p.res_rows = roles.res_rows, p.rows_split = roles.split;
   const int W = roles.num_windows();
-  const auto row_map = A.row_map;
-  const auto entries = A.entries;
+  // The entries the tiles take and those the residual takes.
+  const SortedCrs<Mem> tiled = roles.split ? roles.tiled : A;
+  const SortedCrs<Mem> residual = roles.split ? roles.residual : A;
+  const auto row_map = tiled.row_map;
+  const auto entries = tiled.entries;
   const auto window_rows = roles.window_rows;
 
-  // Tiles of each window and their offsets: short windows merged a window a thread, long ones ranked an
-  // entry a thread (long_windows_on).
+  // Tiles of each window and their offsets. Compacted columns: short windows merged a window a thread,
+  // long ones ranked an entry a thread (long_windows_on). One entry per tile column: an entry a thread.
   const ListedWindows<Mem> windows{window_rows};
-  const LongWindows<Mem> lw = long_windows_on(exec, A, windows, W);
+  const bool ranked = roles.one_entry_per_column;
+  const LongWindows<Mem> lw = ranked ? LongWindows<Mem>{} : long_windows_on(exec, tiled, windows, W);
+  const View1<int64_t, Mem> slot = ranked ? window_slots_on(exec, tiled.num_rows, window_rows) : View1<int64_t, Mem>{};
   p.window_tile_offset = typename Pattern::template View1<int>("rsh::window_tile_offset", W + 1);
   const auto window_tile_offset = p.window_tile_offset;
   Kokkos::parallel_for(
       "rsh::inspect::count_tiles", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
         int rows[8];
         windows(w, rows);
-        if (window_nnz(row_map, rows) > kLongWindowNnz) return;
+        const int64_t nz = window_nnz(row_map, rows);
+        if (ranked) {
+          window_tile_offset(w) = static_cast<int>((nz + 7) / 8);
+          return;
+        }
+        if (nz > kLongWindowNnz) return;
         const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
         window_tile_offset(w) = (distinct + 7) / 8;
       });
@@ -71,35 +83,40 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto tile_bitmap = p.tile_bitmap;
   const auto tile_val_offset = p.tile_val_offset;
   const auto value_dest = p.value_dest;
-  const SortedCrs<Mem> a = A;
-  // Entry (window slot i, position k) with its column's rank `local` in window w.
+  // Entry (window slot i, position k) with its tile column's rank `local` in window w.
   auto place = KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k, bool first) {
     const int t = window_tile_offset(w) + local / 8;
     if (first) Kokkos::atomic_or(&tile_bitmap(t), uint64_t(1) << (8 * i + local % 8));
     tile_cols(8 * int64_t(t) + local % 8) = entries(k);  // (the entries of one column write the same)
   };
-  auto slot = KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k) {
+  auto slot_of = KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k, bool) {
     const int t = window_tile_offset(w) + local / 8, bit = 8 * i + local % 8;
-    value_dest(a.user_position(k)) = tile_val_offset(t) + popcount64(tile_bitmap(t) & ((uint64_t(1) << bit) - 1));
+    value_dest(tiled.user_position(k)) = tile_val_offset(t) + popcount64(tile_bitmap(t) & ((uint64_t(1) << bit) - 1));
   };
-  for_each_window_entry(exec, "rsh::inspect::fill_tiles", A, windows, W, lw, place);
+  auto visit = [&](const char* label, const auto& f) {
+    if (ranked)
+      for_each_ranked_entry(exec, label, tiled, window_rows, slot, f);
+    else
+      for_each_window_entry(exec, label, tiled, windows, W, lw, f);
+  };
+  visit("rsh::inspect::fill_tiles", place);
   const int64_t tile_nnz = exclusive_scan(
       exec, "rsh::inspect::value_offsets", T, tile_val_offset,
       KOKKOS_LAMBDA(const int64_t t) { return int64_t(popcount64(tile_bitmap(t))); });
   checked(tile_nnz, "tile values");
-  for_each_window_entry(
-      exec, "rsh::inspect::value_slots", A, windows, W, lw,
-      KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k, bool) { slot(w, local, i, k); });
+  visit("rsh::inspect::value_slots", slot_of);
 
   // Residual CSR: rows in partition order, their slots after the tiles'.
   const int R = static_cast<int>(roles.res_rows.extent(0));
   const auto res_rows = roles.res_rows;
+  const auto res_row_map = residual.row_map;
+  const auto res_entries = residual.entries;
   p.res_ptr = typename Pattern::template View1<int>("rsh::res_ptr", R + 1);
   const auto res_ptr = p.res_ptr;
   const int res_nnz =
       checked(exclusive_scan(
                   exec, "rsh::inspect::residual_offsets", R, res_ptr,
-                  KOKKOS_LAMBDA(const int64_t j) { return row_map(res_rows(j) + 1) - row_map(res_rows(j)); }),
+                  KOKKOS_LAMBDA(const int64_t j) { return res_row_map(res_rows(j) + 1) - res_row_map(res_rows(j)); }),
               "residual nonzeros");
   p.res_cols =
       typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::res_cols"), res_nnz);
@@ -107,10 +124,10 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   Kokkos::parallel_for(
       "rsh::inspect::fill_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
         const int r = res_rows(j);
-        for (int64_t k = row_map(r); k < row_map(r + 1); ++k) {
-          const int64_t pos = res_ptr(j) + (k - row_map(r));
-          res_cols(pos) = entries(k);
-          value_dest(a.user_position(k)) = tile_nnz + pos;
+        for (int64_t k = res_row_map(r); k < res_row_map(r + 1); ++k) {
+          const int64_t pos = res_ptr(j) + (k - res_row_map(r));
+          res_cols(pos) = res_entries(k);
+          value_dest(residual.user_position(k)) = tile_nnz + pos;
         }
       });
   return p;

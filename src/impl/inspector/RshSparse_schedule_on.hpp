@@ -7,6 +7,9 @@
 // 8 / c to a group, the groups of each c in turn, and whole rows fill the
 // groups' free slots before the rest follow (empty padding items only where
 // whole rows run out); pieces of longer rows, which add with atomics, come last.
+// A row split between a window and the residual (Libra, BalancedBlocks) is
+// stored by neither: its window's items and its residual pieces all add with
+// atomics into it, pre-scaled by beta.
 #include <string>
 
 #include "impl/RshSparse_rstile_impl.hpp"
@@ -65,6 +68,12 @@ struct ResidualLayout {
   }
 };
 
+/// residual_cut, except that a split row (see the file comment) is cut into atomic pieces.
+KOKKOS_INLINE_FUNCTION ResidualCut scheduled_cut(int64_t len, bool split, int piece_nnz, int max_len) {
+  if (split) return {static_cast<int>((len + max_len - 1) / max_len), true};
+  return residual_cut(len, piece_nnz, max_len);
+}
+
 /// Counts of each kind of residual row, and every row's rank among its kind (parallel_scan functor).
 template <class MemorySpace>
 struct ResidualRanks {
@@ -76,6 +85,7 @@ struct ResidualRanks {
   View1<int64_t, MemorySpace> rank, totals;
   int piece_nnz, max_len;
   int64_t rows;
+  View1<uint8_t, MemorySpace> split;  ///< per residual row: 1 where the row has entries in a window too
 
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
     for (int c = 0; c < kResidualPieceAlign + 2; ++c) v.n[c] = 0;
@@ -87,7 +97,7 @@ struct ResidualRanks {
     return cut.atomic ? kResidualPieceAlign + 1 : cut.pieces;
   }
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t j, value_type& v, const bool final) const {
-    const ResidualCut cut = residual_cut(res_ptr(j + 1) - res_ptr(j), piece_nnz, max_len);
+    const ResidualCut cut = scheduled_cut(res_ptr(j + 1) - res_ptr(j), split.extent(0) && split(j), piece_nnz, max_len);
     const int k = kind(cut);
     if (final) rank(j) = v.n[k];
     v.n[k] += cut.atomic ? cut.pieces : 1;
@@ -104,17 +114,48 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   using Mem = typename ExecSpace::memory_space;
   using Pattern = RsTilePattern<Mem>;
   using Ints = typename Pattern::template View1<int>;
-  check_item_bounds(options);
+  check_tuning(options);
   if (piece_nnz < 1)
     throw std::invalid_argument("rsh::inspect: residual piece of " + std::to_string(piece_nnz) + " nonzeros");
   const int max_tiles = options.tuning.max_tiles_per_item, max_len = options.tuning.max_residual_nnz_per_item;
 
-  // Tensor-Core items: whole windows first, then the pieces of longer ones.
-  const int W = p.num_windows();
+  // Split rows: the residual rows with entries in a window, and the windows holding such rows.
+  const int W = p.num_windows(), R = p.num_residual_rows();
+  const int64_t n = p.num_rows;
+  const auto window_rows = p.window_rows;
+  const auto res_rows = p.res_rows;
+  View1<uint8_t, Mem> split_row("rsh::schedule::split_row", p.rows_split ? R : 0);
+  View1<uint8_t, Mem> split_window("rsh::schedule::split_window", p.rows_split ? W : 0);
+  if (p.rows_split) {
+    View1<uint8_t, Mem> in_residual("rsh::schedule::in_residual", n);
+    Kokkos::parallel_for(
+        "rsh::inspect::residual_row_flags", Range64<ExecSpace>(exec, 0, R),
+        KOKKOS_LAMBDA(const int64_t j) { in_residual(res_rows(j)) = 1; });
+    View1<uint8_t, Mem> in_window("rsh::schedule::in_window", n);
+    Kokkos::parallel_for(
+        "rsh::inspect::split_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+          for (int i = 0; i < 8; ++i) {
+            const int r = window_rows(8 * w + i);
+            if (r < 0) continue;
+            in_window(r) = 1;
+            if (in_residual(r)) split_window(w) = 1;
+          }
+        });
+    Kokkos::parallel_for(
+        "rsh::inspect::split_residual_rows", Range64<ExecSpace>(exec, 0, R),
+        KOKKOS_LAMBDA(const int64_t j) { split_row(j) = in_window(res_rows(j)); });
+  }
+  const bool rows_split = p.rows_split;
+  auto is_split_row = KOKKOS_LAMBDA(const int64_t j) {
+    return rows_split && split_row(j);
+  };
+
+  // Tensor-Core items: whole windows first, then the pieces of longer ones and the windows of split rows.
   const auto window_tile_offset = p.window_tile_offset;
   auto window_pieces = KOKKOS_LAMBDA(const int64_t w) {
     const int len = window_tile_offset(w + 1) - window_tile_offset(w);
-    return len <= max_tiles ? 0 : (len + max_tiles - 1) / max_tiles;
+    const int pieces = len <= max_tiles ? 0 : (len + max_tiles - 1) / max_tiles;
+    return pieces == 0 && rows_split && split_window(w) ? 1 : pieces;
   };
   View1<int64_t, Mem> whole_at("rsh::schedule::whole_at", W + 1), piece_at("rsh::schedule::piece_at", W + 1);
   const int64_t whole = exclusive_scan(
@@ -144,12 +185,11 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
       });
 
   // Residual items (see the file comment).
-  const int R = p.num_residual_rows();
   const auto res_ptr = p.res_ptr;
   View1<int64_t, Mem> rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::schedule::rank"), R);
   View1<int64_t, Mem> totals("rsh::schedule::totals", kResidualPieceAlign + 2);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
-                        ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, R});
+                        ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, R, split_row});
   const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   ResidualLayout layout;
   for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
@@ -166,7 +206,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   Kokkos::parallel_for(
       "rsh::inspect::residual_items", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
         const int b = res_ptr(j), e = res_ptr(j + 1);
-        const ResidualCut cut = residual_cut(e - b, piece_nnz, max_len);
+        const ResidualCut cut = scheduled_cut(e - b, is_split_row(j), piece_nnz, max_len);
         const int64_t first = cut.atomic        ? local + rank(j)
                               : cut.pieces == 1 ? layout.whole_item(rank(j))
                                                 : layout.group_item(cut.pieces, rank(j));
@@ -177,11 +217,9 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
         }
       });
 
-  // Rows no item stores once (pieces' rows, and empty rows outside windows) are scaled by beta first.
-  const int64_t n = p.num_rows;
+  // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
+  // beta first.
   View1<uint8_t, Mem> stored("rsh::schedule::stored", n);
-  const auto window_rows = p.window_rows;
-  const auto res_rows = p.res_rows;
   Kokkos::parallel_for(
       "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
         if (window_pieces(w) != 0) return;
@@ -190,7 +228,8 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
       });
   Kokkos::parallel_for(
       "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
-        if (!residual_cut(res_ptr(j + 1) - res_ptr(j), piece_nnz, max_len).atomic) stored(res_rows(j)) = 1;
+        if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
+          stored(res_rows(j)) = 1;
       });
   View1<int64_t, Mem> scale_at("rsh::schedule::scale_at", n + 1);
   const int64_t scaled = exclusive_scan(
