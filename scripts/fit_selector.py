@@ -10,10 +10,11 @@ matrix's best), and a split is the one that lowers that sum most. It is judged o
 grouped K-fold cross-validation (a DLMC layer at every sparsity is one group, so that no fold trains on
 the layer it is tested on), against the cost models' pick and the oracle (the best partition per matrix).
 With --write, the trees fitted on all matrices go to RshSparse_plan_selector_trees.inc for the arithmetics
-where cross-validation found the tree closer to the oracle than the cost models; the others keep the
-cost models.
+where cross-validation found the tree closer to the oracle than the cost models by more than --min-gain
+(a share of the oracle's geomean: the cost models' score is in sample, the tree's held out, and a smaller
+gain does not pay for changing kAuto's picks); the others keep the cost models.
 Plain Python.
-Usage: fit_selector.py [--depth D] [--min-leaf L] [--folds K] [--write] RUN.json[.gz]..."""
+Usage: fit_selector.py [--depth D] [--min-leaf L] [--folds K] [--min-gain G] [--write] RUN.json[.gz]..."""
 import argparse
 import datetime
 import math
@@ -179,6 +180,7 @@ def main():
     ap.add_argument("--depth", type=int, default=3)
     ap.add_argument("--min-leaf", type=int, default=4)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--min-gain", type=float, default=0.005)
     ap.add_argument("--write", action="store_true", help=f"write {TREES}")
     args = ap.parse_args()
     data = load(args.runs)
@@ -190,7 +192,7 @@ def main():
         cv = cross_validate(samples, args.depth, args.min_leaf, args.folds)
         line, tree_score, model_score = report(arith, samples, cv)
         print(line)
-        if tree_score > model_score:
+        if tree_score > model_score + args.min_gain:
             name = "kTree" + arith[1:].capitalize()
             text, size = emit(grow(samples, args.depth, args.min_leaf), name)
             tables.append(f"// {arith}: held out, {tree_score:.3f} of the oracle against the cost models' "
