@@ -22,6 +22,7 @@
 //                        (default None). With more than one, every policy is timed in the same process
 //                        against the same cuSPARSE runs, as rsh:<policy>; with one, as rsh.
 //   --rsh_max_tiles=T    Options::tuning.max_tiles_per_item (default: the Options default)
+//   --rsh_libra_eta=E    Options::tuning.libra_eta (Partition::kLibra; default: the Options default)
 //   --rsh_max_res=R      Options::tuning.max_residual_nnz_per_item (default: the Options default)
 //   --rsh_piece_res=P    Options::tuning.residual_piece_nnz (default: the Options default, chosen per matrix)
 //   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
@@ -362,6 +363,8 @@ Config parse_flags(int& argc, char** argv) {
     if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
     if (!value("--rsh_prec=").empty()) return cfg.precisions = bench::split_list(value("--rsh_prec=")), true;
     if (arg == "--rsh_row_error") return cfg.row_error = true, true;
+    if (!value("--rsh_libra_eta=").empty())
+      return cfg.options.tuning.libra_eta = std::stod(value("--rsh_libra_eta=")), true;
     if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
     if (!value("--rsh_reorder=").empty()) {
       const std::string list = value("--rsh_reorder=");
@@ -420,6 +423,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("max_residual_nnz_per_item",
                               std::to_string(cfg.options.tuning.max_residual_nnz_per_item));
   benchmark::AddCustomContext("residual_piece_nnz", std::to_string(cfg.options.tuning.residual_piece_nnz));
+  benchmark::AddCustomContext("libra_eta", std::to_string(cfg.options.tuning.libra_eta));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
