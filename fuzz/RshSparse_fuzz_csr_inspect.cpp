@@ -74,6 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.tuning.max_tiles_per_item = static_cast<int>(in.next() % 9) - 1;  // 0 and -1: rejected
   options.tuning.max_residual_nnz_per_item = 8 * (in.next() % 5);
   options.expected_multiplies = in.next();
+  options.tuning.libra_eta = (in.next() % 10) / 8.0;  // 0 and past 1: rejected
 
   Matrix A;
   A.num_rows = rows, A.num_cols = cols;
