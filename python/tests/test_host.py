@@ -150,6 +150,18 @@ def test_raw_binding_takes_numpy_arrays():
     assert np.allclose(C, dense(row_map, entries, values, 10, 8) @ B, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("partition", ["RowStructured", "TensorCoreOnly", "CudaCoreOnly", "DenseBlocks", "Libra",
+                                       "BalancedBlocks", "Auto"])
+def test_every_partition_matches_the_reference(partition):
+    row_map, entries, values = random_csr(70, 50, density=0.3, seed=11)
+    A = rt.SparseMatrix(row_map, entries, torch.tensor(values), (70, 50), partition=partition)
+    B = torch.randn(50, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    Ad = dense(row_map, entries, values, 70, 50)
+    assert_close(A.mm(B), Ad @ B.numpy(), np.abs(Ad) @ np.abs(B.numpy()), TOLERANCE[torch.float64])
+    ones = np.ones((70, 2))
+    assert_close(A.t().mm(torch.tensor(ones)), Ad.T @ ones, np.abs(Ad).T @ ones, TOLERANCE[torch.float64])
+
+
 def test_bad_input_is_rejected():
     row_map, entries, values = random_csr(10, 8, density=0.4, seed=10)
     with pytest.raises(ValueError):
