@@ -1,8 +1,8 @@
 // libFuzzer harness: CSR validation, inspection and the multiply on arbitrary
 // small matrices. The input's bytes become a CSR (possibly malformed: offsets
 // that decrease or overrun, columns out of range, unsorted and duplicate
-// columns) and the options (partition, reordering, work-item bounds). A
-// malformed CSR or bad options must be rejected with std::invalid_argument
+// columns) and the options (partition, reordering, work-item bounds, row
+// panels). A malformed CSR or bad options must be rejected with std::invalid_argument
 // and leave C untouched; an accepted one must give C = A B within FP64
 // rounding of a double host reference, through the handle and handle-free
 // calls, in both modes, on Kokkos' default host execution space.
@@ -75,6 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.tuning.max_residual_nnz_per_item = 8 * (in.next() % 5);
   options.expected_multiplies = in.next();
   options.tuning.libra_eta = (in.next() % 10) / 8.0;  // 0 and past 1: rejected
+  const uint8_t panel = in.next();                    // the default, or row panels of a few nonzeros (0: rejected)
+  if (!(panel & 0x80)) options.tuning.max_panel_nnz = panel % 64;
 
   Matrix A;
   A.num_rows = rows, A.num_cols = cols;

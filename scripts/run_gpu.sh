@@ -7,7 +7,7 @@
 # on the node's CPU; or (kokkos) the front-door benchmark against
 # KokkosSparse::spmv. Logs and the benchmark JSON go to the folder given as first argument.
 # Usage: scripts/run_gpu.sh OUT_DIR [tests|bench|all|reorder] [benchmark args...]
-#        scripts/run_gpu.sh OUT_DIR sanitize [TOOL,...]          (default: all four tools; <tool>_<shard>.log)
+#        scripts/run_gpu.sh OUT_DIR sanitize [TOOL,...]          (default: every tool; <tool>_<shard>.log)
 #        scripts/run_gpu.sh OUT_DIR sddmm [benchmark args...]    (rsh_sddmm_benchmark: sddmm.json, and
 #                                                             scripts/sddmm_summary.py's table)
 #        scripts/run_gpu.sh OUT_DIR kokkos [benchmark args...]   (rsh_kokkos_benchmark: kokkos.json, and
@@ -45,20 +45,34 @@ if [[ $what == tests || $what == all ]]; then
 fi
 if [[ $what == sanitize || $what == all ]]; then
   # Every GPU test under each tool, the binary split into gtest shards run side by side on the one GPU (the
-  # tools' cost is mostly on the host). RSH_SANITIZER_SHARDS sets the split (default 4).
-  tools=memcheck,racecheck,initcheck,synccheck
+  # tools' cost is mostly on the host). RSH_SANITIZER_SHARDS sets the split (default 4), RSH_SANITIZER_FIRST
+  # and RSH_SANITIZER_LAST the shards this call runs (default: all), so that a slow tool spans several calls.
+  # The > 2^31-nonzero test is left out unless GTEST_FILTER names it: its kernels are the other tests' at a
+  # size the tools would take hours over.
+  # racecheck checks the kernels rsh launches itself (its CUDA kernels, CUB's) at every severity;
+  # racecheck-kokkos the Kokkos-launched ones (the inspector's parallel_for / reduce / scan) at error
+  # severity, since Kokkos' own warp-synchronous reductions and scans report warning-level hazards
+  # (kokkos/kokkos#4482, #6217).
+  tools=memcheck,racecheck,racecheck-kokkos,initcheck,synccheck
   [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
   shards=${RSH_SANITIZER_SHARDS:-4}
+  first=${RSH_SANITIZER_FIRST:-0}; last=${RSH_SANITIZER_LAST:-$((shards - 1))}
+  export GTEST_FILTER=${GTEST_FILTER:-*-CudaHugeMatrix.*}
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   for tool in ${tools//,/ }; do
-    echo "== compute-sanitizer $tool: rsh_cuda_tests in $shards shards ($sanitizer)"
+    case $tool in
+      racecheck) flags=(--tool racecheck --kernel-name-exclude kns=cuda_parallel_launch) ;;
+      racecheck-kokkos) flags=(--tool racecheck --kernel-name kns=cuda_parallel_launch --racecheck-detect-level error) ;;
+      *) flags=(--tool "$tool") ;;
+    esac
+    echo "== compute-sanitizer $tool: rsh_cuda_tests shards $first-$last of $shards ($sanitizer ${flags[*]})"
     pids=()
-    for ((s = 0; s < shards; ++s)); do
+    for ((s = first; s <= last; ++s)); do
       # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
       # every test's line is kept, so that a run cut short shows how far it got.
-      OMP_NUM_THREADS=$(( $(nproc) / shards > 0 ? $(nproc) / shards : 1 )) OMP_PROC_BIND=false \
-        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s "$sanitizer" --tool "$tool" --error-exitcode 3 \
-        $dev/bin/rsh_cuda_tests > "$out/${tool}_$s.log" 2>&1 &
+      OMP_NUM_THREADS=$(( $(nproc) / (last - first + 1) > 0 ? $(nproc) / (last - first + 1) : 1 )) \
+        OMP_PROC_BIND=false GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s \
+        "$sanitizer" "${flags[@]}" --error-exitcode 3 $dev/bin/rsh_cuda_tests > "$out/${tool}_$s.log" 2>&1 &
       pids+=($!)
     done
     for pid in "${pids[@]}"; do wait "$pid" || status=1; done

@@ -48,6 +48,21 @@ void check_sddmm_args(const XView& X, const YView& Y, const Matrix& C) {
                                 std::to_string(Acc::entries(C).extent(0)) + " entries");
 }
 
+/// SDDMM with a handle's analysis of C's pattern: its one format, or each row panel's over the panel's rows
+/// of X and its entries of C.
+template <class ExecSpace, class Handle, class XView, class YView, class Matrix>
+void sddmm_analysed(const ExecSpace& exec, Handle& handle, typename XView::const_value_type alpha, const XView& X,
+                    const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
+  if (handle.num_row_panels() == 0)
+    return Sddmm<ExecSpace, Handle, XView, YView, Matrix>::run(exec, handle, alpha, X, Y, beta, C);
+  for (size_t i = 0; i < handle.num_row_panels(); ++i) {
+    const auto panel = panel_matrix<typename XView::non_const_value_type>(C, handle.row_panel(i));
+    const auto X_rows = panel_rows(X, handle.row_panel(i));
+    Sddmm<ExecSpace, Handle, std::decay_t<decltype(X_rows)>, YView, std::decay_t<decltype(panel)>>::run(
+        exec, handle.row_panel_handle(i), alpha, X_rows, Y, beta, panel);
+  }
+}
+
 }  // namespace impl
 
 /// With a handle of C's pattern (analysed on first use; a handle of another pattern is rejected).
@@ -60,7 +75,7 @@ void sddmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, typename X
   impl::check_sddmm_args<ExecSpace>(X, Y, C);
   Kokkos::Profiling::pushRegion("rsh::sddmm");
   handle->prepare_pattern(C);
-  impl::Sddmm<ExecSpace, SpmmHandle<Scalar, Device>, XView, YView, Matrix>::run(exec, *handle, alpha, X, Y, beta, C);
+  impl::sddmm_analysed(exec, *handle, alpha, X, Y, beta, C);
   handle->note_values_written(impl::MatrixAccess<Matrix>::values(C).data());
   Kokkos::Profiling::popRegion();
 }

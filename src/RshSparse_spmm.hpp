@@ -59,19 +59,44 @@ bool scaled_only(const ExecSpace& exec, typename CView::const_value_type alpha, 
   return true;
 }
 
-/// The handle-free multiply with no inspection: over A's CSR arrays, or for op = "T" over A^T's CSR,
+/// The handle-free multiply with no inspection: over A's CSR arrays (in row panels of at most
+/// max_panel_nnz nonzeros where A holds more, as a handle's analysis), or for op = "T" over A^T's CSR,
 /// transposed on the execution space for this call.
 template <class ExecSpace, class Matrix, class BView, class CView>
 void spmm_csr(const ExecSpace& exec, Mode op, typename CView::const_value_type alpha, const Matrix& A, const BView& B,
-              typename CView::const_value_type beta, const CView& C) {
-  if (op == Mode::kNoTranspose) return SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C);
+              typename CView::const_value_type beta, const CView& C,
+              int64_t max_panel_nnz = Experimental::kMaxPanelNnz) {
   using Acc = MatrixAccess<Matrix>;
   using Scalar = typename CView::non_const_value_type;
   using Mem = typename ExecSpace::memory_space;
+  if (op == Mode::kNoTranspose) {
+    if (static_cast<int64_t>(Acc::entries(A).extent(0)) <= max_panel_nnz)
+      return SpmmCsr<ExecSpace, Matrix, BView, CView>::run(exec, alpha, A, B, beta, C);
+    for (const auto& rows : row_panels_on<Mem>(exec, A, max_panel_nnz, "rsh::spmm")) {
+      const auto panel = panel_matrix<const Scalar>(A, rows);
+      const auto C_rows = panel_rows(C, rows);
+      SpmmCsr<ExecSpace, std::decay_t<decltype(panel)>, BView, std::decay_t<decltype(C_rows)>>::run(exec, alpha, panel,
+                                                                                                    B, beta, C_rows);
+    }
+    return;
+  }
   const TransposeOf<Mem> T = transpose_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A),
                                           static_cast<int64_t>(Acc::values(A).extent(0)), "rsh::spmm (mode \"T\")");
   const CrsBundle<Scalar, int64_t, Mem> At = transposed_bundle_on<Scalar>(exec, T, Acc::values(A));
   SpmmCsr<ExecSpace, CrsBundle<Scalar, int64_t, Mem>, BView, CView>::run(exec, alpha, At, B, beta, C);
+}
+
+/// C = alpha * A * B + beta * C with a handle's analysis of A: its one format, or each row panel's into the
+/// panel's rows of C.
+template <class ExecSpace, class Handle, class BView, class CView>
+void spmm_analysed(const ExecSpace& exec, Handle& handle, typename CView::const_value_type alpha, const BView& B,
+                   typename CView::const_value_type beta, const CView& C) {
+  if (handle.num_row_panels() == 0) return Spmm<ExecSpace, Handle, BView, CView>::run(exec, handle, alpha, B, beta, C);
+  for (size_t i = 0; i < handle.num_row_panels(); ++i) {
+    const auto C_rows = panel_rows(C, handle.row_panel(i));
+    Spmm<ExecSpace, Handle, BView, std::decay_t<decltype(C_rows)>>::run(exec, handle.row_panel_handle(i), alpha, B,
+                                                                        beta, C_rows);
+  }
 }
 
 }  // namespace impl
@@ -88,7 +113,7 @@ void spmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, Mode mode, 
   if (!impl::scaled_only(exec, alpha, A, beta, C)) {
     using Handle = SpmmHandle<Scalar, Device>;
     Handle& analysed = mode == Mode::kTranspose ? handle->prepare_transpose(A) : (handle->prepare(A), *handle);
-    impl::Spmm<ExecSpace, Handle, BView, CView>::run(exec, analysed, alpha, B, beta, C);
+    impl::spmm_analysed(exec, analysed, alpha, B, beta, C);
   }
   Kokkos::Profiling::popRegion();
 }

@@ -11,14 +11,18 @@
 // them into both formats on the handle's execution space. A matrix with
 // another pattern is rejected: at once where A's row_map and entries are the
 // analysed views, after a hash of the pattern on the execution space where
-// they are others. Not copyable.
+// they are others. A matrix of more nonzeros than one format holds
+// (Tuning::max_panel_nnz) is analysed as row panels, each with a handle of its
+// own (impl/RshSparse_row_panels.hpp). Not copyable.
 #include <Kokkos_Core.hpp>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "RshSparse_Error.hpp"
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_matrix_access.hpp"
+#include "impl/RshSparse_row_panels.hpp"
 #include "impl/inspector/RshSparse_inspect_on.hpp"
 #include "impl/inspector/RshSparse_transpose_on.hpp"
 #include "impl/inspector/RshSparse_value_map_on.hpp"
@@ -53,7 +57,9 @@ class SpmmHandle {
   template <class Matrix>
   void update_values(const Matrix& A) {
     check_pattern(A);
-    if (analyzed_) gather(A);
+    if (analyzed_ && panels_.empty()) gather(A);
+    for (Panel& p : panels_) p.handle->update_values(impl::panel_matrix<const Scalar>(A, p.rows));
+    if (!panels_.empty()) remember(A);
     if (transposed_) {
       impl::transposed_values_on(execution_space(), transpose_, impl::MatrixAccess<Matrix>::values(A),
                                  transposed_matrix_.values);
@@ -115,6 +121,9 @@ class SpmmHandle {
   template <class Matrix>
   void analyze_rows(const Matrix& A) {
     using Acc = impl::MatrixAccess<Matrix>;
+    impl::check_tuning(options_);
+    panels_.clear();
+    if (static_cast<int64_t>(Acc::entries(A).extent(0)) > options_.tuning.max_panel_nnz) return analyze_panels(A);
     // Spaces without a hand-written backend run the portable kernels, which plan their own way.
     const Options plan = impl::deterministic_plan(
         impl::SpmmBackendAvail<execution_space>::value ? options_ : impl::portable_plan(options_));
@@ -137,6 +146,28 @@ class SpmmHandle {
     analyzed_ = true;
   }
 
+  /// A's analysis as row panels, each analysed by a handle of its own with this handle's options.
+  template <class Matrix>
+  void analyze_panels(const Matrix& A) {
+    using Acc = impl::MatrixAccess<Matrix>;
+    backend_state_.reset();
+    analyzed_ = false;
+    const execution_space exec;
+    for (auto& rows :
+         impl::row_panels_on<memory_space>(exec, A, options_.tuning.max_panel_nnz, "rsh::SpmmHandle::analyze")) {
+      auto handle = std::make_unique<SpmmHandle>(options_);
+      handle->analyze(impl::panel_matrix<const Scalar>(A, rows));
+      panels_.push_back(Panel{rows, std::move(handle)});
+    }
+    inspection_ = impl::InspectionOf<memory_space>();
+    values_ = values_type();
+    identity_ = PatternId{
+        Acc::num_rows(A), Acc::num_cols(A), static_cast<int64_t>(Acc::entries(A).extent(0)),
+        impl::pattern_signature_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A))};
+    remember(A);
+    analyzed_ = true;
+  }
+
   /// A new values view is taken as new values (update_values); the same views only need A's pattern.
   template <class Matrix>
   void refresh_if_new_values(const Matrix& A) {
@@ -149,6 +180,11 @@ class SpmmHandle {
   bool is_analyzed() const { return analyzed_; }
   /// True once any analysis (of A, or of A^T for mode "T") exists: update_values(A) applies.
   bool has_analysis() const { return analyzed_ || transposed_ != nullptr; }
+  /// Row panels of A's analysis: none where A fits one format, else each panel's rows and its handle, which
+  /// multiplies A's rows [rows.row_begin, rows.row_end) into the same rows of C.
+  size_t num_row_panels() const { return panels_.size(); }
+  const impl::RowPanel<memory_space>& row_panel(size_t i) const { return panels_.at(i).rows; }
+  SpmmHandle& row_panel_handle(size_t i) { return *panels_.at(i).handle; }
   /// A^T's analysis (mode "T"), or null before the first such call.
   const SpmmHandle* transposed() const { return transposed_.get(); }
   const Options& options() const { return options_; }
@@ -171,6 +207,10 @@ class SpmmHandle {
   std::string describe() const {
     const std::string of_transpose = transposed_ ? "A^T (mode \"T\"):\n" + transposed_->describe() : "";
     if (!analyzed_) return transposed_ ? of_transpose : "rsh::SpmmHandle: not analyzed\n";
+    if (!panels_.empty())
+      return std::to_string(panels_.size()) + " row panels of at most " +
+             std::to_string(options_.tuning.max_panel_nnz) + " nonzeros; the first:\n" +
+             panels_.front().handle->describe() + of_transpose;
     return std::string("partition: ") + partition_name(options_.partition) +
            (options_.partition == Partition::kAuto
                 ? std::string(" (chose ") + partition_name(inspection_.partition) + ")"
@@ -185,6 +225,7 @@ class SpmmHandle {
   /// The kernels of the last multiply and their precision (e.g. "CUDA: Tensor-Core tiles in 3xTF32 +
   /// CUDA-core residual in FP32", or the portable kernels' execution space and precision).
   std::string executor() const {
+    if (!panels_.empty()) return panels_.front().handle->executor();
     switch (last_run_) {
       case Executor::kNone:
         return "none yet";
@@ -243,6 +284,12 @@ class SpmmHandle {
       throw std::invalid_argument("rsh::SpmmHandle: matrix has a different sparsity pattern than the analyzed one");
   }
 
+  /// A row panel's rows and their analysis.
+  struct Panel {
+    impl::RowPanel<memory_space> rows;
+    std::unique_ptr<SpmmHandle> handle;
+  };
+
   /// The analysed pattern's dimensions and hash, from whichever analysis came first.
   struct PatternId {
     int64_t num_rows = 0, num_cols = 0, nnz = 0;
@@ -264,6 +311,7 @@ class SpmmHandle {
   impl::TransposeOf<memory_space> transpose_;                   ///< A^T's pattern and its sources in A
   CrsBundle<Scalar, int64_t, memory_space> transposed_matrix_;  ///< A^T with A's current values
   std::unique_ptr<SpmmHandle> transposed_;                      ///< A^T's analysis
+  std::vector<Panel> panels_;                                   ///< A's analysis as row panels (or none)
   enum class Executor { kNone, kPortable, kBackend };
   Executor last_run_ = Executor::kNone;
   std::string backend_description_;

@@ -1,6 +1,7 @@
 #pragma once
 // Options of the spmm inspector (the handle). Every preprocessing choice is
 // here, with the defaults the module uses when the user says nothing.
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -99,6 +100,9 @@ namespace Experimental {
 
 /// Tuning knobs of the inspector that no planner chooses: for experiments and the benchmarks; their
 /// defaults are what the planner was fitted with.
+/// The most nonzeros one RS-Tile format holds (Tuning::max_panel_nnz).
+constexpr int64_t kMaxPanelNnz = int64_t(1) << 30;
+
 struct Tuning {
   /// RowStructured: a row with nnz <= tau_nnz that adds fewer than tau_inc
   /// new columns to its window goes to the residual (RSH-SpMM Alg. 1). The
@@ -124,6 +128,11 @@ struct Tuning {
   /// Partition::kLibra: a window's column goes to Tensor Cores when at least ceil(libra_eta x 8) of its
   /// rows hold it (Libra's eta; its paper's default). In (0, 1].
   double libra_eta = 0.375;
+  /// A handle analyses A as one format while A holds at most max_panel_nnz nonzeros, else as consecutive
+  /// row panels of at most that many, each a format of its own that writes its rows of C: the format's
+  /// offsets and work items are 32-bit, and a panel of 2^30 stays clear of that with room for padding.
+  /// In [1, kMaxPanelNnz]; a row longer than a panel is rejected.
+  int64_t max_panel_nnz = kMaxPanelNnz;
 };
 
 }  // namespace Experimental

@@ -153,6 +153,16 @@ TYPED_TEST_P(SddmmTest, TensorCoreFloatPrecisions) {
   this->check(A, 64, 1.0, 0.0, o);
 }
 
+/// C past Tuning::max_panel_nnz: each of the handle's row panels writes its entries of C.
+TYPED_TEST_P(SddmmTest, RowPanels) {
+  const auto A = random_crs(131, 97, 14, fresh_seed(), true);
+  for (Partition p : kAllPartitions) {
+    Options o = options(p);
+    o.tuning.max_panel_nnz = 200;
+    this->check(A, 16, 1.5, 0.5, o);
+  }
+}
+
 /// One handle serves spmm and sddmm on one pattern: an SDDMM into other values leaves the multiply's
 /// values alone; one into the values the handle multiplies with is picked up by the next multiply.
 TYPED_TEST_P(SddmmTest, OneHandleForSpmmAndSddmm) {
@@ -217,7 +227,7 @@ TYPED_TEST_P(SddmmTest, RejectsBadArguments) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(SddmmTest, EveryPartitionAndFeatureCount, AlphaBetaSemantics, EdgeCaseShapes,
-                            TensorCoreFloatPrecisions, OneHandleForSpmmAndSddmm, RejectsBadArguments);
+                            TensorCoreFloatPrecisions, OneHandleForSpmmAndSddmm, RejectsBadArguments, RowPanels);
 
 }  // namespace test
 }  // namespace rsh

@@ -549,13 +549,67 @@ TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
       }
 }
 
+/// A past Tuning::max_panel_nnz is analysed as row panels, each a format of its own writing its rows of C:
+/// with panels of a couple hundred nonzeros, on every partition in both modes (A^T in panels too), through a
+/// value refresh, and the handle-free multiply's panels. A row longer than a panel, and a panel size out of
+/// range, are rejected.
+TYPED_TEST_P(SpmmTest, RowPanelsPastTheFormatsLimit) {
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  using ExecSpace = typename TestFixture::ExecSpace;
+  impl::HostCrs A_host = random_crs(131, 97, 14, fresh_seed(), true);
+  for (double& v : A_host.values) v = std::fabs(v);
+  Options o;
+  o.tuning.max_panel_nnz = 200;
+  for (Partition p : kAllPartitions) {
+    o.partition = p;
+    for (const char* mode : {"N", "T"}) this->check(A_host, 9, 1.5, 0.5, o, true, mode);
+  }
+
+  o.partition = Partition::kAuto;
+  auto A = this->to_kk(A_host);
+  const MultiVector B = this->to_view(random_dense(97, 12, 5));
+  MultiVector C("C", 131, 12), C_free("C_free", 131, 12);
+  const double tol = spmm_tolerance<Scalar>(o);
+  const auto expect_product = [&](const MultiVector& got, const char* what) {
+    ExecSpace().fence();
+    EXPECT_LE(this->error(reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(131, 12)), got),
+              tol)
+        << what;
+  };
+  typename TestFixture::Handle handle(o);
+  rsh::spmm(ExecSpace(), &handle, "N", Scalar(1), A, B, Scalar(0), C);
+  EXPECT_GE(handle.num_row_panels(), size_t(A_host.nnz() / 200));
+  EXPECT_NE(handle.describe().find("row panels"), std::string::npos);
+  expect_product(C, "row panels");
+  scale_values<ExecSpace>(A.values, -0.5);
+  for (double& v : A_host.values) v *= -0.5;
+  handle.update_values(A);
+  rsh::spmm(ExecSpace(), &handle, "N", Scalar(1), A, B, Scalar(0), C);
+  expect_product(C, "row panels after update_values");
+  impl::spmm_csr(ExecSpace(), Mode::kNoTranspose, Scalar(1), A, B, Scalar(0), C_free, 200);
+  expect_product(C_free, "handle-free row panels");
+
+  o.tuning.max_panel_nnz = 10;  // rows of up to 14 nonzeros and more
+  typename TestFixture::Handle narrow(o);
+  EXPECT_THROW(rsh::spmm(ExecSpace(), &narrow, "N", Scalar(1), A, B, Scalar(0), C), std::invalid_argument);
+  EXPECT_THROW(impl::spmm_csr(ExecSpace(), Mode::kNoTranspose, Scalar(1), A, B, Scalar(0), C_free, 10),
+               std::invalid_argument);
+  for (int64_t bad : {int64_t(0), Experimental::kMaxPanelNnz + 1}) {
+    o.tuning.max_panel_nnz = bad;
+    typename TestFixture::Handle invalid(o);
+    EXPECT_THROW(rsh::spmm(ExecSpace(), &invalid, "N", Scalar(1), A, B, Scalar(0), C), std::invalid_argument);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, RandomMatricesAllPartitionsAndWidths,
                             AlphaBetaSemantics, EdgeCaseShapes, SplitWorkItemsAndExactMultiples,
                             ReorderedRowsGiveTheSameResult, UnsortedAndDuplicateColumnsAreSummed,
                             RowLengthsAcrossWorkItemCuts, Tf32OptIn, HandleReuseValueUpdateAndPatternCheck,
                             ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
                             LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges,
-                            TransposeOnEveryPartition, BothModesOnOneHandle, DeterministicModeRepeatsBitwise);
+                            TransposeOnEveryPartition, BothModesOnOneHandle, DeterministicModeRepeatsBitwise,
+                            RowPanelsPastTheFormatsLimit);
 
 /// Every (Scalar, Layout) of one execution space.
 template <class E>

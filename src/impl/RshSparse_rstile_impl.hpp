@@ -40,8 +40,9 @@ struct RsTilePattern {
   View1<int> res_rows;  ///< residual rows
   View1<int> res_ptr;   ///< residual rows + 1
   View1<int> res_cols;  ///< residual nnz (duplicates kept)
-  /// User CSR position k -> value slot: tile slot s < tile_nnz, residual slot tile_nnz + j.
-  View1<int64_t> value_dest;
+  /// User CSR position k -> value slot: tile slot s < tile_nnz, residual slot tile_nnz + j. 32-bit, as
+  /// every offset of the format: a format holds at most Tuning::max_panel_nnz <= 2^30 nonzeros.
+  View1<int> value_dest;
 
   // Schedule. Tensor-Core items [0, tc_num_unsplit) own their windows and
   // store C once; the rest are pieces of split windows. Residual items
@@ -87,7 +88,7 @@ KOKKOS_INLINE_FUNCTION ResidualCut residual_cut(int64_t len, int piece_nnz, int 
   return {static_cast<int>((len + max_len - 1) / max_len), true};
 }
 
-/// Throws std::invalid_argument unless Options' tuning (work-item bounds, Libra's eta) is valid.
+/// Throws std::invalid_argument unless Options' tuning (work-item bounds, Libra's eta, panel size) is valid.
 inline void check_tuning(const Options& options) {
   const int max_len = options.tuning.max_residual_nnz_per_item, piece = options.tuning.residual_piece_nnz;
   if (options.tuning.max_tiles_per_item < 1 || max_len < 1 || piece < 0)
@@ -98,6 +99,9 @@ inline void check_tuning(const Options& options) {
   if (!(options.tuning.libra_eta > 0.0 && options.tuning.libra_eta <= 1.0))
     throw std::invalid_argument("rsh::Options: libra_eta = " + std::to_string(options.tuning.libra_eta) +
                                 " outside (0, 1]");
+  if (options.tuning.max_panel_nnz < 1 || options.tuning.max_panel_nnz > Experimental::kMaxPanelNnz)
+    throw std::invalid_argument("rsh::Options: max_panel_nnz = " + std::to_string(options.tuning.max_panel_nnz) +
+                                " outside [1, 2^30]");
 }
 
 /// Copies every view of a pattern into another memory space.

@@ -71,6 +71,10 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
     timer.reset();
   };
   check_tuning(options);
+  if (static_cast<int64_t>(entries.extent(0)) > Experimental::kMaxPanelNnz)
+    throw std::invalid_argument(std::string(who) + ": " + std::to_string(entries.extent(0)) +
+                                " nonzeros: one format holds at most 2^30 (its offsets are 32-bit); a handle "
+                                "analyses a larger matrix as row panels");
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
   out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
   phase("validate + sort", out.times.convert);

@@ -77,8 +77,8 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   Kokkos::deep_copy(exec, p.tile_cols, -1);
   p.tile_bitmap = typename Pattern::template View1<uint64_t>("rsh::tile_bitmap", T);
   p.tile_val_offset = typename Pattern::template View1<int>("rsh::tile_val_offset", T + 1);
-  p.value_dest = typename Pattern::template View1<int64_t>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::value_dest"), A.nnz);
+  p.value_dest =
+      typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::value_dest"), A.nnz);
   const auto tile_cols = p.tile_cols;
   const auto tile_bitmap = p.tile_bitmap;
   const auto tile_val_offset = p.tile_val_offset;
@@ -91,7 +91,8 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   };
   auto slot_of = KOKKOS_LAMBDA(const int64_t w, int local, int i, int64_t k, bool) {
     const int t = window_tile_offset(w) + local / 8, bit = 8 * i + local % 8;
-    value_dest(tiled.user_position(k)) = tile_val_offset(t) + popcount64(tile_bitmap(t) & ((uint64_t(1) << bit) - 1));
+    value_dest(tiled.user_position(k)) =
+        tile_val_offset(t) + static_cast<int>(popcount64(tile_bitmap(t) & ((uint64_t(1) << bit) - 1)));
   };
   auto visit = [&](const char* label, const auto& f) {
     if (ranked)
@@ -127,7 +128,7 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
         for (int64_t k = res_row_map(r); k < res_row_map(r + 1); ++k) {
           const int64_t pos = res_ptr(j) + (k - res_row_map(r));
           res_cols(pos) = res_entries(k);
-          value_dest(residual.user_position(k)) = tile_nnz + pos;
+          value_dest(residual.user_position(k)) = static_cast<int>(tile_nnz + pos);
         }
       });
   return p;

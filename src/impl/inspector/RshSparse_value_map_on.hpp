@@ -7,10 +7,10 @@
 namespace rsh {
 namespace impl {
 
-/// Slot s sums A's values at positions from(first(s) .. first(s + 1)).
+/// Slot s sums A's values at positions from(first(s) .. first(s + 1)). 32-bit, as the format's value_dest.
 template <class MemorySpace>
 struct ValueGather {
-  View1<int64_t, MemorySpace> first, from;
+  View1<int, MemorySpace> first, from;
   int64_t num_slots() const { return first.extent(0) ? static_cast<int64_t>(first.extent(0)) - 1 : 0; }
 };
 
@@ -20,19 +20,20 @@ ValueGather<typename ExecSpace::memory_space> value_gather_on(const ExecSpace& e
                                                               int64_t slots) {
   using Mem = typename ExecSpace::memory_space;
   const int64_t nnz = static_cast<int64_t>(value_dest.extent(0));
-  View1<int64_t, Mem> count("rsh::gather::count", slots), first("rsh::gather_first", slots + 1);
-  View1<int64_t, Mem> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::gather_from"), nnz);
+  View1<int, Mem> count("rsh::gather::count", slots), first("rsh::gather_first", slots + 1);
+  View1<int, Mem> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::gather_from"), nnz);
   Kokkos::parallel_for(
       "rsh::gather::count", Range64<ExecSpace>(exec, 0, nnz),
-      KOKKOS_LAMBDA(const int64_t k) { Kokkos::atomic_add(&count(value_dest(k)), int64_t(1)); });
+      KOKKOS_LAMBDA(const int64_t k) { Kokkos::atomic_add(&count(value_dest(k)), 1); });
   exclusive_scan(
-      exec, "rsh::gather::first", slots, first, KOKKOS_LAMBDA(const int64_t s) { return count(s); });
+      exec, "rsh::gather::first", slots, first, KOKKOS_LAMBDA(const int64_t s) { return int64_t(count(s)); });
   Kokkos::parallel_for(
       "rsh::gather::cursor", Range64<ExecSpace>(exec, 0, slots),
       KOKKOS_LAMBDA(const int64_t s) { count(s) = first(s); });
   Kokkos::parallel_for(
-      "rsh::gather::fill", Range64<ExecSpace>(exec, 0, nnz),
-      KOKKOS_LAMBDA(const int64_t k) { from(Kokkos::atomic_fetch_add(&count(value_dest(k)), int64_t(1))) = k; });
+      "rsh::gather::fill", Range64<ExecSpace>(exec, 0, nnz), KOKKOS_LAMBDA(const int64_t k) {
+        from(Kokkos::atomic_fetch_add(&count(value_dest(k)), 1)) = static_cast<int>(k);
+      });
   return {first, from};
 }
 
