@@ -4,6 +4,8 @@
 // rows x k and Y of cols x k (LayoutRight), impl one of
 //   cusparse   cusparseSDDMM (CUSPARSE_SDDMM_ALG_DEFAULT, FP32 compute) on its own copy of the pattern
 //   rsh        rsh::sddmm(exec, &handle, 1, X, Y, 0, C) with default Options (tf32: Options::allow_tf32)
+//   rsh_format the same through the handle's format (Tuning::sddmm_kernels = kFormat: Tensor-Core tiles
+//              and residual rows into value slots, then gathered)
 //   rsh_free   the handle-free rsh::sddmm(exec, 1, X, Y, 0, C) (stream timing: it waits for its check)
 // float is FP32-level on both sides (rsh: 3xTF32 on Tensor Cores, FP32 on CUDA cores); tf32 lets rsh's
 // Tensor Cores take TF32 operands against cuSPARSE's FP32; half is FP16 operands and values with FP32
@@ -23,6 +25,7 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include "RshSparse_benchmark_kokkos.hpp"
@@ -66,8 +69,8 @@ struct Group {
   int k = 0;
   Matrix C;
   Dense X, Y;
-  std::unique_ptr<SpmmHandle<Scalar, Device>> handle;
-  double inspect_ms = 0;
+  /// Per rsh implementation: its handle and the time of its first call.
+  std::map<std::string, std::pair<std::unique_ptr<SpmmHandle<Scalar, Device>>, double>> handles;
   std::vector<E> expected;
 };
 template <class Scalar>
@@ -198,33 +201,35 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
   if (impl_name == "rsh_free")
     return check_and_time(
         state, g, cfg, scalar, A, [&] { rsh::sddmm(exec, one, g.X, g.Y, zero, g.C); }, true);
-  if (!g.handle) {  // the first call analyses the pattern and builds the plan: timed apart
+  auto& handle = g.handles[impl_name];
+  if (!handle.first) {  // the first call analyses the pattern and builds the plan: timed apart
     Options o;
     o.allow_tf32 = scalar == "tf32";
-    g.handle = std::make_unique<SpmmHandle<Scalar, Device>>(o);
+    if (impl_name == "rsh_format") o.tuning.sddmm_kernels = Experimental::SddmmKernels::kFormat;
+    handle.first = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
-      rsh::sddmm(exec, g.handle.get(), one, g.X, g.Y, zero, g.C);
+      rsh::sddmm(exec, handle.first.get(), one, g.X, g.Y, zero, g.C);
       exec.fence();
     } catch (const std::exception& e) {
-      g.handle.reset();
+      handle.first.reset();
       return state.SkipWithError(e.what());
     }
-    g.inspect_ms = 1e3 * timer.seconds();
+    handle.second = 1e3 * timer.seconds();
   }
-  check_and_time(state, g, cfg, scalar, A, [&] { rsh::sddmm(exec, g.handle.get(), one, g.X, g.Y, zero, g.C); });
-  state.counters["inspect_ms"] = g.inspect_ms;
-  const impl::FormatStats fs = g.handle->format_stats();
+  check_and_time(state, g, cfg, scalar, A, [&] { rsh::sddmm(exec, handle.first.get(), one, g.X, g.Y, zero, g.C); });
+  state.counters["inspect_ms"] = handle.second;
+  const impl::FormatStats fs = handle.first->format_stats();
   state.counters["tc_fraction"] = fs.tile_fraction;
   state.counters["nnz_per_tile"] = fs.mean_nnz_per_tile;
-  state.SetLabel(g.handle->executor());
+  state.SetLabel(handle.first->executor());
 }
 
 template <class Scalar>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
                     int k) {
   const std::string key = "sddmm/" + src.name + "/" + scalar + "/k=" + std::to_string(k);
-  for (const char* impl_name : {"cusparse", "rsh", "rsh_free"}) {
+  for (const char* impl_name : {"cusparse", "rsh", "rsh_format", "rsh_free"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

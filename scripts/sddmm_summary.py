@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns rsh_sddmm_benchmark JSON into Markdown: per scalar and k, the
-geometric-mean speedup of rsh::sddmm (with a handle, and handle-free) over
-cusparseSDDMM, the lowest ratio and its matrix, and the matrices each ran on.
+geometric-mean speedup of rsh::sddmm (with a handle on its default kernels,
+with a handle through its format, and handle-free) over cusparseSDDMM, the lowest ratio and its matrix, and the matrices each ran on.
 --per-matrix adds the table per matrix.
 Usage: sddmm_summary.py sddmm.json[.gz] [more.json ...] [--per-matrix]"""
 import math
@@ -9,6 +9,10 @@ import sys
 from collections import defaultdict
 
 import bench_json
+
+
+# Implementations timed against cuSPARSE, and their column names.
+IMPLS = {"rsh": "rsh", "rsh_format": "rsh (format)", "rsh_free": "handle-free"}
 
 
 def geomean(values):
@@ -38,18 +42,18 @@ def main(args):
         if not base:
             continue
         line = [matrix, scalar, str(k), f"{base:.1f}"]
-        for impl in ("rsh", "rsh_free"):
+        for impl in IMPLS:
             if impl in impls:
                 ratios[(scalar, k)][impl].append((base / impls[impl], matrix))
                 line.append(f"{base / impls[impl]:.2f}x")
             else:
                 line.append("-")
         table.append(line)
-    print("| scalar | k | matrices | rsh geomean | rsh min (matrix) | handle-free geomean | handle-free min |")
-    print("|---|---|---|---|---|---|---|")
+    print("| scalar | k | matrices | " + " | ".join(f"{n} geomean | {n} min (matrix)" for n in IMPLS.values()) + " |")
+    print("|---|---|---|" + "---|---|" * len(IMPLS))
     for (scalar, k), impls in sorted(ratios.items()):
         cells = []
-        for impl in ("rsh", "rsh_free"):
+        for impl in IMPLS:
             r = impls.get(impl, [])
             if r:
                 worst = min(r)
@@ -57,8 +61,16 @@ def main(args):
             else:
                 cells += ["-", "-"]
         print(f"| {scalar} | {k} | {len(impls.get('rsh', []))} | " + " | ".join(cells) + " |")
+    for scalar in sorted({scalar for scalar, _ in ratios}):  # the bar's figure: every k at once
+        cells = []
+        for impl in IMPLS:
+            r = [x for (s, _), impls in ratios.items() if s == scalar for x in impls.get(impl, [])]
+            cells += [f"{geomean([x for x, _ in r]):.3f}x", f"{min(r)[0]:.2f}x ({min(r)[1]})"] if r else ["-", "-"]
+        count = sum(len(impls.get("rsh", [])) for (s, _), impls in ratios.items() if s == scalar)
+        print(f"| {scalar} | all | {count} | " + " | ".join(cells) + " |")
     if per_matrix:
-        print("\n| matrix | scalar | k | cuSPARSE us | rsh | handle-free |\n|---|---|---|---|---|---|")
+        print("\n| matrix | scalar | k | cuSPARSE us | " + " | ".join(IMPLS.values()) + " |\n|---|---|---|---|" +
+              "---|" * len(IMPLS))
         for line in table:
             print("| " + " | ".join(line) + " |")
 

@@ -103,6 +103,13 @@ namespace Experimental {
 /// The most nonzeros one RS-Tile format holds (Tuning::max_panel_nnz).
 constexpr int64_t kMaxPanelNnz = int64_t(1) << 30;
 
+/// Which kernels a handle's SDDMM runs on the CUDA backend.
+enum class SddmmKernels {
+  kAuto,    ///< the measured best: kCsr
+  kCsr,     ///< CUDA cores over C's CSR arrays, spans of 8 nonzeros, written in C's order (one launch)
+  kFormat,  ///< the handle's format: Tensor-Core tiles and residual rows into value slots, then gathered
+};
+
 struct Tuning {
   /// RowStructured: a row with nnz <= tau_nnz that adds fewer than tau_inc
   /// new columns to its window goes to the residual (RSH-SpMM Alg. 1). The
@@ -133,6 +140,8 @@ struct Tuning {
   /// offsets and work items are 32-bit, and a panel of 2^30 stays clear of that with room for padding.
   /// In [1, kMaxPanelNnz]; a row longer than a panel is rejected.
   int64_t max_panel_nnz = kMaxPanelNnz;
+  /// The CUDA backend's SDDMM kernels (the portable backends have one).
+  SddmmKernels sddmm_kernels = SddmmKernels::kAuto;
 };
 
 }  // namespace Experimental

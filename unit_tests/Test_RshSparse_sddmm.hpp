@@ -81,28 +81,41 @@ class SddmmTest : public KokkosTest<Cfg> {
     return worst;
   }
 
-  /// One SDDMM on A's pattern with k features, through a fresh handle and handle-free, against the reference.
+  /// One SDDMM on A's pattern with k features, through a fresh handle with each of the CUDA backend's
+  /// kernels (C's CSR, the format) and handle-free, against the reference.
   void check(const impl::HostCrs& A, int k, double alpha, double beta, const Options& opt) {
     const uint64_t seed = fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " k " + std::to_string(k) + " alpha " + std::to_string(alpha) +
                  " beta " + std::to_string(beta) + " " + partition_name(opt.partition) + " " + ExecSpace::name());
-    const Matrix C = this->to_kk(A), C_free = this->to_kk(A);
-    if (beta == 0) {  // must be ignored
-      Kokkos::deep_copy(C.values, this->nan());
-      Kokkos::deep_copy(C_free.values, this->nan());
-    }
-    const std::vector<double> before = values_of(C);
     const MultiVector X = this->to_view(random_dense(A.num_rows, k, seed));
     const MultiVector Y = this->to_view(random_dense(A.num_cols, k, seed + 1));
     const Dense Xd = this->from_view(X), Yd = this->from_view(Y);
-    Handle handle(opt);
-    rsh::sddmm(ExecSpace(), &handle, static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
-    rsh::sddmm(ExecSpace(), static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C_free);
-    ExecSpace().fence();
-    const double tol = sddmm_tolerance<Scalar>(opt);
-    EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C)), tol) << handle.executor();
-    EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C_free)), sddmm_tolerance<Scalar>(Options()))
-        << "handle-free";
+    /// C on A's pattern, its values NaN where beta = 0 (they must be ignored); `run` writes them.
+    const auto error_of = [&](const char* what, double tol, const auto& run) {
+      SCOPED_TRACE(what);
+      const Matrix C = this->to_kk(A);
+      if (beta == 0) Kokkos::deep_copy(C.values, this->nan());
+      const std::vector<double> before = values_of(C);
+      run(C);
+      ExecSpace().fence();
+      EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C)), tol);
+    };
+    for (const auto kernels : {Experimental::SddmmKernels::kCsr, Experimental::SddmmKernels::kFormat}) {
+      Options o = opt;
+      o.tuning.sddmm_kernels = kernels;
+      Handle handle(o);
+      error_of(kernels == Experimental::SddmmKernels::kCsr ? "handle, CSR kernel" : "handle, format kernels",
+               sddmm_tolerance<Scalar>(o), [&](const Matrix& C) {
+                 rsh::sddmm(ExecSpace(), &handle, static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
+               });
+      // A second call reuses what the first prepared.
+      error_of("handle, second call", sddmm_tolerance<Scalar>(o), [&](const Matrix& C) {
+        rsh::sddmm(ExecSpace(), &handle, static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
+      });
+    }
+    error_of("handle-free", sddmm_tolerance<Scalar>(Options()), [&](const Matrix& C) {
+      rsh::sddmm(ExecSpace(), static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
+    });
   }
 };
 
@@ -112,7 +125,7 @@ TYPED_TEST_P(SddmmTest, EveryPartitionAndFeatureCount) {
   for (bool clustered : {false, true}) {
     const auto A = random_crs(131, 97, 14, fresh_seed(), clustered);
     for (Partition p : kAllPartitions)
-      for (int k : {1, 7, 8, 16, 33, 64, 128}) this->check(A, k, 1.0, 0.0, options(p));
+      for (int k : {1, 7, 8, 16, 33, 64, 128, 300}) this->check(A, k, 1.0, 0.0, options(p));
   }
 }
 

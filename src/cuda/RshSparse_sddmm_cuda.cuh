@@ -29,13 +29,32 @@ int sddmm_group(int k) {
   return group;
 }
 
-template <class T, class Offset, class OutT>
-void launch_sddmm_dot(const SddmmDotParams<T, Offset, OutT>& p, int64_t spans, cudaStream_t stream) {
-  const int64_t spans_per_block = kSddmmThreadsPerBlock / p.group;
-  const int64_t blocks = (spans + spans_per_block - 1) / spans_per_block;
+/// Blocks of kSddmmThreadsPerBlock threads for `units` groups of `group` lanes.
+inline unsigned sddmm_blocks(int64_t units, int group) {
+  const int64_t per_block = kSddmmThreadsPerBlock / group;
+  const int64_t blocks = (units + per_block - 1) / per_block;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm: problem too large for one grid");
-  sddmm_dot_kernel<T, Offset, OutT><<<static_cast<unsigned>(blocks), kSddmmThreadsPerBlock, 0, stream>>>(p);
-  check_launch("sddmm_dot_kernel");
+  return static_cast<unsigned>(blocks);
+}
+
+/// span_rows[s] = the row of span s's first nonzero (a grid-stride loop).
+template <class Offset>
+__global__ void sddmm_span_rows_kernel(const Offset* row_map, int num_rows, int64_t spans, int* span_rows) {
+  for (int64_t s = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; s < spans; s += int64_t(gridDim.x) * blockDim.x)
+    span_rows[s] = csr_row_of(row_map, num_rows, s * kSddmmCsrSpan);
+}
+
+template <class T, class Offset, class OutT>
+void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, const int* span_rows, float alpha, const T* X, int64_t ldx,
+                      const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
+  SddmmCsrParams<T, Offset, OutT> p{};
+  p.row_map = A.row_map, p.cols = A.entries, p.num_rows = A.num_rows, p.nnz = A.nnz, p.span_rows = span_rows;
+  p.out = out, p.alpha = alpha, p.beta = beta;
+  p.group = sddmm_group<T>(k);
+  p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
+  sddmm_csr_kernel<T, Offset, OutT>
+      <<<sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group), kSddmmThreadsPerBlock, 0, stream>>>(p);
+  check_launch("sddmm_csr_kernel");
 }
 
 /// row_map nondecreasing from 0 to nnz, into *error.
@@ -46,9 +65,6 @@ __global__ void csr_row_map_check_kernel(const Offset* row_map, int rows, int64_
   const bool bad = r == rows ? (row_map[0] != 0 || int64_t(row_map[rows]) != nnz) : row_map[r + 1] < row_map[r];
   if (bad) atomicOr(error, kCsrRowMap);
 }
-
-/// Nonzeros a CUDA-core span of the handle-free SDDMM walks.
-constexpr int kSddmmCsrSpan = 8;
 
 }  // namespace detail
 
@@ -88,10 +104,10 @@ void sddmm_plan(const PlanData<T>& d, const T* X, int64_t ldx, const T* Y, int64
     check_launch("sddmm_tc_kernel");
   }
   if (d.res_nnz > 0) {
-    SddmmDotParams<T, int, float> p{};
-    p.cols = d.res_cols, p.items = d.res_items, p.num_items = d.res_num_items, p.slots = slots + d.tile_nnz;
-    p.group = sddmm_group<T>(k), p.X = x, p.Y = y;
-    launch_sddmm_dot(p, d.res_num_items, stream);
+    const SddmmResidualParams<T> p{d.res_cols, d.res_items, d.res_num_items, slots + d.tile_nnz, sddmm_group<T>(k), x,
+                                   y};
+    sddmm_residual_kernel<T><<<sddmm_blocks(d.res_num_items, p.group), kSddmmThreadsPerBlock, 0, stream>>>(p);
+    check_launch("sddmm_residual_kernel");
   }
 }
 }  // namespace detail
@@ -134,12 +150,29 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
   if (host_error) throw_csr_error(host_error, rows, A.num_cols, A.nnz, who);
   if (A.nnz == 0) return;
 
-  SddmmDotParams<T, Offset, OutT> p{};
-  p.cols = A.entries, p.row_map = A.row_map, p.num_rows = rows, p.nnz = A.nnz, p.span = kSddmmCsrSpan;
-  p.out = out, p.alpha = alpha, p.beta = beta;
-  p.group = sddmm_group<T>(k);
-  p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
-  launch_sddmm_dot(p, (A.nnz + kSddmmCsrSpan - 1) / kSddmmCsrSpan, stream);
+  launch_sddmm_csr(A, static_cast<const int*>(nullptr), alpha, X, ldx, Y, ldy, k, beta, out, stream);
+}
+
+template <class Offset>
+void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* span_rows, cudaStream_t stream) {
+  const int64_t spans = sddmm_csr_num_spans(nnz);
+  if (spans == 0) return;
+  if (!row_map || !span_rows || num_rows <= 0)
+    throw std::invalid_argument("rsh::cuda::sddmm_csr_span_rows: null arrays or no rows for nonzeros");
+  detail::sddmm_span_rows_kernel<<<detail::stride_blocks(spans), 256, 0, stream>>>(row_map, num_rows, spans, span_rows);
+  detail::check_launch("sddmm_span_rows_kernel");
+}
+
+template <class T, class Offset, class OutT>
+void sddmm_csr(const DeviceCsr<T, Offset>& A, const int* span_rows, float alpha, const T* X, int64_t ldx, const T* Y,
+               int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
+  using namespace detail;
+  const char* who = "rsh::cuda::sddmm_csr (prepared)";
+  check_sddmm_args(who, A.num_rows, A.num_cols, X, ldx, Y, ldy, k);
+  if (A.nnz == 0) return;
+  if (A.num_rows <= 0 || !A.row_map || !A.entries || !out || !span_rows)
+    throw std::invalid_argument(std::string(who) + ": null arrays or no rows for nonzeros");
+  launch_sddmm_csr(A, span_rows, alpha, X, ldx, Y, ldy, k, beta, out, stream);
 }
 
 }  // namespace cuda

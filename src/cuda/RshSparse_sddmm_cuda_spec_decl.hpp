@@ -3,7 +3,8 @@
 // raw CUDA API on the views' pointers and the instance's stream. X and Y
 // reach the kernels as row-major arrays (LayoutLeft ones through a
 // LayoutRight copy); double (no FP64 SDDMM kernel) and SpmmAlgorithm::kPortable
-// take the portable kernels.
+// take the portable kernels. With a handle, Tuning::sddmm_kernels picks the
+// CSR kernel (the default) or the format's.
 #include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda_spec_decl.hpp"
@@ -25,11 +26,55 @@ auto row_major_on(const Kokkos::Cuda& exec, const View& v) {
   }
 }
 
+/// The handle's SDDMM through its format: Tensor-Core tiles and residual rows into value slots (kept in the
+/// backend state between calls), then gathered into C's order.
+template <class Element, class Handle, class XView, class YView, class Matrix>
+void sddmm_on_format(const Kokkos::Cuda& exec, Handle& h, typename XView::const_value_type alpha, const XView& X,
+                     const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
+  const auto& plan = cuda_plan<Element>(exec, h);
+  auto& slots = h.backend_state().sddmm_slots;
+  if (static_cast<int64_t>(slots.extent(0)) < plan.num_value_slots())
+    slots = Kokkos::View<float*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::slots"), plan.num_value_slots());
+  const auto x = row_major_on(exec, X);
+  const auto y = row_major_on(exec, Y);
+  plan.sddmm(reinterpret_cast<const Element*>(x.data()), leading_dimension(x),
+             reinterpret_cast<const Element*>(y.data()), leading_dimension(y), static_cast<int>(X.extent(1)),
+             slots.data(), exec.cuda_stream());
+  gather_sddmm(exec, h.pattern().value_dest, slots, static_cast<float>(alpha), static_cast<float>(beta),
+               MatrixAccess<Matrix>::values(C));
+}
+
+/// The handle's SDDMM over C's CSR arrays, whose pattern the handle's analysis accepted: the CUDA-core
+/// kernel writes C's order in one launch, its spans' rows found once per handle.
+template <class Types, class Handle, class XView, class YView, class Matrix>
+void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_value_type alpha, const XView& X,
+                  const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
+  using Element = typename Types::Element;
+  const auto csr = device_csr<Element, typename Types::Offset>(C, "rsh::sddmm");
+  auto& span_rows = h.backend_state().sddmm_span_rows;
+  const int64_t spans = cuda::sddmm_csr_num_spans(csr.nnz);
+  if (static_cast<int64_t>(span_rows.extent(0)) != spans) {
+    span_rows = Kokkos::View<int*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::span_rows"), spans);
+    cuda::sddmm_csr_span_rows(csr.row_map, csr.num_rows, csr.nnz, span_rows.data(), exec.cuda_stream());
+  }
+  const auto x = row_major_on(exec, X);
+  const auto y = row_major_on(exec, Y);
+  cuda::sddmm_csr(csr, span_rows.data(), static_cast<float>(alpha), reinterpret_cast<const Element*>(x.data()),
+                  leading_dimension(x), reinterpret_cast<const Element*>(y.data()), leading_dimension(y),
+                  static_cast<int>(X.extent(1)), static_cast<float>(beta),
+                  reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()), exec.cuda_stream());
+  h.set_backend_description("CUDA: SDDMM over the CSR on CUDA cores in " +
+                            portable_precision<typename XView::non_const_value_type>());
+}
+
 template <class Handle, class XView, class YView, class Matrix>
 struct Sddmm<Kokkos::Cuda, Handle, XView, YView, Matrix, true> {
   static void run(const Kokkos::Cuda& exec, Handle& h, typename XView::const_value_type alpha, const XView& X,
                   const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
     using Element = typename CudaElement<typename XView::non_const_value_type>::type;
+    using Types = CudaCsrTypes<Matrix, typename XView::non_const_value_type>;
     if constexpr (std::is_void<Element>::value || std::is_same<Element, double>::value) {
       h.note_portable_run();
       sddmm_portable(exec, alpha, X, Y, beta, C);
@@ -38,19 +83,13 @@ struct Sddmm<Kokkos::Cuda, Handle, XView, YView, Matrix, true> {
         h.note_portable_run();
         return sddmm_portable(exec, alpha, X, Y, beta, C);
       }
-      const auto& plan = cuda_plan<Element>(exec, h);
       h.note_backend_run();
-      auto& slots = h.backend_state().sddmm_slots;
-      if (static_cast<int64_t>(slots.extent(0)) < plan.num_value_slots())
-        slots = Kokkos::View<float*, Kokkos::CudaSpace>(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::slots"), plan.num_value_slots());
-      const auto x = row_major_on(exec, X);
-      const auto y = row_major_on(exec, Y);
-      plan.sddmm(reinterpret_cast<const Element*>(x.data()), leading_dimension(x),
-                 reinterpret_cast<const Element*>(y.data()), leading_dimension(y), static_cast<int>(X.extent(1)),
-                 slots.data(), exec.cuda_stream());
-      gather_sddmm(exec, h.pattern().value_dest, slots, static_cast<float>(alpha), static_cast<float>(beta),
-                   MatrixAccess<Matrix>::values(C));
+      // C's arrays of types the CSR kernel cannot read go through the format.
+      if constexpr (Types::value) {
+        if (h.options().tuning.sddmm_kernels != Experimental::SddmmKernels::kFormat)
+          return sddmm_on_csr<Types>(exec, h, alpha, X, Y, beta, C);
+      }
+      sddmm_on_format<Element>(exec, h, alpha, X, Y, beta, C);
     }
   }
 };

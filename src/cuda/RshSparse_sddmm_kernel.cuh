@@ -16,10 +16,13 @@
 // each product, identically in both operands, which a dot product does not
 // see; the loads stay contiguous 16-byte vectors.
 //
-// CUDA-core part (residual rows, and the whole of a CSR for the handle-free
-// call): a group of G lanes takes a span of consecutive nonzeros, each lane
-// V features at a time, and sums its partial dot products with shuffles.
+// CUDA-core parts: a group of G lanes, each V features at a time, takes a
+// residual row's item (the format's residual rows), or a span of eight
+// consecutive nonzeros of a CSR (the whole of A: the CSR path writes A's
+// value order directly, in one launch).
 #include <cstdint>
+
+#include "cuda/RshSparse_spmm_cuda.hpp"
 
 #include "cuda/RshSparse_spmm_dense_access.cuh"
 #include "cuda/RshSparse_spmm_mma_traits.cuh"
@@ -111,25 +114,15 @@ __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_tc_kernel(SddmmTc
   }
 }
 
-/// Where the CUDA-core kernel's spans of nonzeros come from and where their dot products go:
-/// - residual items of a plan (row_map null): span i is item i, of one row; slot = slot_base + position;
-/// - a CSR (row_map set): span i is nonzeros [i * span, (i + 1) * span), the row of its first found by
-///   binary search, later ones by walking row_map; out[position] = alpha * dot + beta * out[position].
-template <class T, class Offset, class OutT>
-struct SddmmDotParams {
-  const int* cols;  ///< column id of each nonzero
-  // Residual items:
+/// The residual rows' work of a plan: item i, of one row, is a group's; the dot product of nonzero j goes
+/// to slots[j].
+template <class T>
+struct SddmmResidualParams {
+  const int* cols;  ///< column id of each residual nonzero
   const ResidualItem* items;
   int num_items;
-  float* slots;  ///< slot of nonzero j: slots[j] (the residual's part of the slot array)
-  // CSR:
-  const Offset* row_map;
-  int num_rows;
-  int64_t nnz;
-  int span;
-  OutT* out;
-  float alpha, beta;
-  int group;  ///< lanes per span: 4, 8, 16 or 32
+  float* slots;  ///< the residual's part of the slot array
+  int group;     ///< lanes per item: 4, 8, 16 or 32
   DenseRef<const T> X, Y;
 };
 
@@ -150,39 +143,124 @@ __device__ __forceinline__ float group_dot(const DenseRef<const T>& X, const Den
   return sum;
 }
 
-template <class T, class Offset, class OutT>
-__global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_dot_kernel(SddmmDotParams<T, Offset, OutT> p) {
+/// The shuffle mask of a group of G consecutive lanes of the warp (all 32 for G = 32).
+__device__ __forceinline__ unsigned group_mask(int G) {
+  return G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 / G * G);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_residual_kernel(SddmmResidualParams<T> p) {
   const int G = p.group;
-  const int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
+  const int64_t item = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
+  if (item >= p.num_items) return;
   const int lane = threadIdx.x % G;
-  // The group's lanes as a shuffle mask: G consecutive lanes of the warp (all 32 for G = 32).
-  const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 / G * G);
-  if (!p.row_map) {
-    if (span >= p.num_items) return;
-    const ResidualItem it = p.items[span];
-    for (int j = it.begin; j < it.end; ++j) {
-      const float dot = group_dot(p.X, p.Y, it.row, p.cols[j], lane, G, mask);
-      if (lane == 0) p.slots[j] = dot;
-    }
-    return;
+  const ResidualItem it = p.items[item];
+  for (int j = it.begin; j < it.end; ++j) {
+    const float dot = group_dot(p.X, p.Y, it.row, p.cols[j], lane, G, group_mask(G));
+    if (lane == 0) p.slots[j] = dot;
   }
-  const int64_t begin = span * p.span;
-  if (begin >= p.nnz) return;
-  const int64_t end = begin + p.span < p.nnz ? begin + p.span : p.nnz;
-  int lo = 0, hi = p.num_rows - 1;  // the last row whose first nonzero is at or before `begin`
+}
+
+/// The SDDMM over A's CSR arrays, straight into A's value order: a group of the kernel takes span s, nonzeros
+/// [s * kSddmmCsrSpan, (s + 1) * kSddmmCsrSpan); out[j] = alpha * dot + beta * out[j].
+template <class T, class Offset, class OutT>
+struct SddmmCsrParams {
+  const Offset* row_map;
+  const int* cols;
+  int num_rows;
+  int64_t nnz;
+  const int* span_rows;  ///< the row of each span's first nonzero, or null (found by binary search)
+  OutT* out;
+  float alpha, beta;
+  int group;  ///< lanes per span: 4, 8, 16 or 32
+  DenseRef<const T> X, Y;
+};
+
+/// The last row of A whose first nonzero is at or before position j (the row holding j; row_map checked).
+template <class Offset>
+__device__ __forceinline__ int csr_row_of(const Offset* row_map, int num_rows, int64_t j) {
+  int lo = 0, hi = num_rows - 1;
   while (lo < hi) {
     const int mid = lo + (hi - lo + 1) / 2;
-    if (int64_t(p.row_map[mid]) <= begin)
+    if (int64_t(row_map[mid]) <= j)
       lo = mid;
     else
       hi = mid - 1;
   }
-  int row = lo;
-  for (int64_t j = begin; j < end; ++j) {
-    while (int64_t(p.row_map[row + 1]) <= j) ++row;
-    const float dot = group_dot(p.X, p.Y, row, p.cols[j], lane, G, mask);
-    if (lane == 0) p.out[j] = from_acc<OutT>(p.beta == 0.f ? p.alpha * dot : p.alpha * dot + p.beta * to_acc(p.out[j]));
+  return lo;
+}
+
+/// One reduce-scatter step over 2H partial sums a lane holds: lanes with bit `o` set keep the upper H, the
+/// others the lower H, each adding its partner's (lane ^ o) copy of the half it keeps. Three steps leave
+/// each lane one of eight sums where a full butterfly per sum would shuffle eight times as often.
+template <int H>
+__device__ __forceinline__ void reduce_scatter(float* v, bool upper, int o, unsigned mask, int width) {
+#pragma unroll
+  for (int i = 0; i < H; ++i) {
+    const float send = upper ? v[i] : v[i + H];
+    const float keep = upper ? v[i + H] : v[i];
+    v[i] = keep + __shfl_xor_sync(mask, send, o, width);
   }
+}
+
+template <class T, class Offset, class OutT>
+__global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
+  constexpr int V = sddmm_lane_features<T>(), S = kSddmmCsrSpan;
+  static_assert(S == 8, "the reduce-scatter below halves eight sums three times");
+  const int G = p.group;
+  const int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
+  const int64_t begin = span * S;
+  if (begin >= p.nnz) return;
+  const int lane = threadIdx.x % G;
+  const unsigned mask = group_mask(G);
+  const int n = p.nnz - begin < S ? int(p.nnz - begin) : S;
+
+  // The span's rows and columns; positions past the end read column -1, that is zeros.
+  int row = p.span_rows ? p.span_rows[span] : csr_row_of(p.row_map, p.num_rows, begin);
+  int64_t row_end = int64_t(p.row_map[row + 1]);
+  int rows[S], cols[S];
+#pragma unroll
+  for (int i = 0; i < S; ++i) {
+    cols[i] = -1;
+    if (i < n) {
+      while (row_end <= begin + i) row_end = int64_t(p.row_map[++row + 1]);
+      cols[i] = p.cols[begin + i];
+    }
+    rows[i] = row;
+  }
+
+  // Partial dot products, V features a lane per step; X's row is loaded again only where the row changes.
+  float sum[S] = {};
+  for (int f = lane * V; f < p.X.n; f += G * V) {
+    RawRow<T, V> x;
+    x.load(p.X, rows[0], f);
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+      if (i > 0 && rows[i] != rows[i - 1]) x.load(p.X, rows[i], f);
+      RawRow<T, V> y;
+      y.load(p.Y, cols[i], f);
+#pragma unroll
+      for (int v = 0; v < V; ++v) sum[i] = fmaf(x.get(v), y.get(v), sum[i]);
+    }
+  }
+
+  // Sum over the group: lane bits G/2, G/4 (and G/8) pick which sums a lane keeps; the rest is a butterfly.
+  const int b1 = G / 2, b2 = G / 4, b3 = G / 8;
+  reduce_scatter<4>(sum, lane & b1, b1, mask, G);
+  reduce_scatter<2>(sum, lane & b2, b2, mask, G);
+  const int base = (lane & b1 ? 4 : 0) + (lane & b2 ? 2 : 0);
+  auto write = [&](int i, float dot) {
+    const int64_t j = begin + i;
+    if (i < n) p.out[j] = from_acc<OutT>(p.beta == 0.f ? p.alpha * dot : p.alpha * dot + p.beta * to_acc(p.out[j]));
+  };
+  if (G == 4) {  // two sums left a lane, both whole
+    write(base, sum[0]);
+    write(base + 1, sum[1]);
+    return;
+  }
+  reduce_scatter<1>(sum, lane & b3, b3, mask, G);
+  for (int o = G / 16; o > 0; o /= 2) sum[0] += __shfl_xor_sync(mask, sum[0], o, G);
+  if (lane % b3 == 0) write(base + (lane & b3 ? 1 : 0), sum[0]);
 }
 
 }  // namespace detail

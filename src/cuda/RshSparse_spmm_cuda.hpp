@@ -139,6 +139,23 @@ template <class T, class Offset, class OutT>
 void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k,
                float beta, OutT* out, cudaStream_t stream);
 
+/// The handle's SDDMM prepares the CSR kernel once per pattern: A's nonzeros in spans of 8, and the row of
+/// each span's first nonzero (num_spans of them, computed on `stream` from a checked row_map), so that a call
+/// neither checks A nor searches its rows.
+constexpr int kSddmmCsrSpan = 8;
+constexpr int64_t sddmm_csr_num_spans(int64_t nnz) {
+  return (nnz + kSddmmCsrSpan - 1) / kSddmmCsrSpan;
+}
+/// Instantiated for Offset = int and int64_t.
+template <class Offset>
+void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* span_rows, cudaStream_t stream);
+
+/// sddmm_csr on an A checked before (a handle's analysis accepted its pattern), with its span rows from
+/// sddmm_csr_span_rows: one launch, no check of A and no synchronisation. Instantiated as sddmm_csr.
+template <class T, class Offset, class OutT>
+void sddmm_csr(const DeviceCsr<T, Offset>& A, const int* span_rows, float alpha, const T* X, int64_t ldx, const T* Y,
+               int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);
+
 /// True when a CUDA device is present and usable.
 bool device_available();
 

@@ -5,6 +5,8 @@ namespace rsh {
 namespace cuda {
 RSH_CUDA_INSTANTIATE_SPMM(float);
 RSH_CUDA_INSTANTIATE_SDDMM_CSR(float);
+template void sddmm_csr_span_rows<int>(const int*, int, int64_t, int*, cudaStream_t);
+template void sddmm_csr_span_rows<int64_t>(const int64_t*, int, int64_t, int*, cudaStream_t);
 
 bool device_available() {
   int count = 0;

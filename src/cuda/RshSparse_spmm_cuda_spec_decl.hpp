@@ -73,7 +73,9 @@ struct SpmmBackendState<Kokkos::Cuda, Scalar> {
   uint64_t values_version = 0;
   /// SDDMM's dot products per value slot, kept between calls (grown as needed).
   Kokkos::View<float*, Kokkos::CudaSpace> sddmm_slots;
-  void reset() { plan.reset(), values_version = 0, sddmm_slots = {}; }
+  /// The CSR SDDMM's row of each span's first nonzero (cuda::sddmm_csr_span_rows), once per pattern.
+  Kokkos::View<int*, Kokkos::CudaSpace> sddmm_span_rows;
+  void reset() { plan.reset(), values_version = 0, sddmm_slots = {}, sddmm_span_rows = {}; }
 };
 
 /// The handle's CUDA plan of Element, built on first use and its values kept current with the handle's.
