@@ -4,6 +4,8 @@
 // rows x k and Y of cols x k (LayoutRight), impl one of
 //   cusparse   cusparseSDDMM (CUSPARSE_SDDMM_ALG_DEFAULT, FP32 compute) on its own copy of the pattern
 //   rsh        rsh::sddmm(exec, &handle, 1, X, Y, 0, C) with default Options (tf32: Options::allow_tf32)
+//   rsh_spans  the same with Tuning::sddmm_kernels = kCsr (CUDA cores over C's CSR, spans of 8 nonzeros)
+//   rsh_tiles  the same with kDenseTiles (CUDA cores over C's CSR, dense 64 x 64 tiles)
 //   rsh_format the same through the handle's format (Tuning::sddmm_kernels = kFormat: Tensor-Core tiles
 //              and residual rows into value slots, then gathered)
 //   rsh_free   the handle-free rsh::sddmm(exec, 1, X, Y, 0, C) (stream timing: it waits for its check)
@@ -205,7 +207,10 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
   if (!handle.first) {  // the first call analyses the pattern and builds the plan: timed apart
     Options o;
     o.allow_tf32 = scalar == "tf32";
-    if (impl_name == "rsh_format") o.tuning.sddmm_kernels = Experimental::SddmmKernels::kFormat;
+    using Experimental::SddmmKernels;
+    if (impl_name == "rsh_spans") o.tuning.sddmm_kernels = SddmmKernels::kCsr;
+    if (impl_name == "rsh_tiles") o.tuning.sddmm_kernels = SddmmKernels::kDenseTiles;
+    if (impl_name == "rsh_format") o.tuning.sddmm_kernels = SddmmKernels::kFormat;
     handle.first = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
@@ -229,7 +234,7 @@ template <class Scalar>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
                     int k) {
   const std::string key = "sddmm/" + src.name + "/" + scalar + "/k=" + std::to_string(k);
-  for (const char* impl_name : {"cusparse", "rsh", "rsh_format", "rsh_free"}) {
+  for (const char* impl_name : {"cusparse", "rsh", "rsh_spans", "rsh_tiles", "rsh_format", "rsh_free"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

@@ -82,7 +82,7 @@ class SddmmTest : public KokkosTest<Cfg> {
   }
 
   /// One SDDMM on A's pattern with k features, through a fresh handle with each of the CUDA backend's
-  /// kernels (C's CSR, the format) and handle-free, against the reference.
+  /// kernels (C's CSR in spans or dense tiles, the format) and handle-free, against the reference.
   void check(const impl::HostCrs& A, int k, double alpha, double beta, const Options& opt) {
     const uint64_t seed = fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed) + " k " + std::to_string(k) + " alpha " + std::to_string(alpha) +
@@ -100,11 +100,14 @@ class SddmmTest : public KokkosTest<Cfg> {
       ExecSpace().fence();
       EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C)), tol);
     };
-    for (const auto kernels : {Experimental::SddmmKernels::kCsr, Experimental::SddmmKernels::kFormat}) {
+    using Experimental::SddmmKernels;
+    for (const auto kernels : {SddmmKernels::kCsr, SddmmKernels::kDenseTiles, SddmmKernels::kFormat}) {
       Options o = opt;
       o.tuning.sddmm_kernels = kernels;
       Handle handle(o);
-      error_of(kernels == Experimental::SddmmKernels::kCsr ? "handle, CSR kernel" : "handle, format kernels",
+      error_of(kernels == SddmmKernels::kCsr          ? "handle, CSR spans"
+               : kernels == SddmmKernels::kDenseTiles ? "handle, CSR dense tiles"
+                                                      : "handle, format kernels",
                sddmm_tolerance<Scalar>(o), [&](const Matrix& C) {
                  rsh::sddmm(ExecSpace(), &handle, static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
                });
@@ -164,6 +167,40 @@ TYPED_TEST_P(SddmmTest, TensorCoreFloatPrecisions) {
   this->check(A, 64, 1.0, 0.0, o);  // FP32-level (3xTF32 on the CUDA backend)
   o.allow_tf32 = true;
   this->check(A, 64, 1.0, 0.0, o);
+}
+
+/// Patterns that fill their 64 x 64 tiles, where kAuto runs dense tiles on the CUDA backend: sorted rows (then
+/// tiles, handle and handle-free), unsorted rows with duplicates (then spans); k within one staged slice of
+/// features (32) and past two, with ragged edges (rows and columns not multiples of 64).
+TYPED_TEST_P(SddmmTest, DenseTilePatterns) {
+  using Scalar = typename TestFixture::Scalar;
+  const uint64_t s = fresh_seed();
+  const auto sorted = random_crs(650, 1030, 700, s);
+  const auto unsorted = shuffled_with_duplicates(sorted, s);
+  const int tiles = ((650 + 63) / 64) * ((1030 + 63) / 64);
+  ASSERT_GE(double(sorted.nnz()) / (4096.0 * tiles), 0.2) << "the pattern must fill its tiles (kAuto: 10%)";
+  for (int k : {20, 72}) {
+    this->check(sorted, k, 1.0, 0.0, Options());
+    this->check(unsorted, k, -0.5, 2.0, Options());
+  }
+#if defined(KOKKOS_ENABLE_CUDA)
+  // Which kernel kAuto ran on the CUDA backend (FP64 has none: the portable kernels).
+  if (std::is_same<typename TestFixture::ExecSpace, Kokkos::Cuda>::value && !std::is_same<Scalar, double>::value) {
+    using MultiVector = typename TestFixture::MultiVector;
+    const MultiVector X = this->to_view(random_dense(650, 72, s + 1)), Y = this->to_view(random_dense(1030, 72, s + 2));
+    for (const auto* A : {&sorted, &unsorted}) {
+      typename TestFixture::Handle handle;
+      const auto C = this->to_kk(*A);
+      rsh::sddmm(&handle, Scalar(1), X, Y, Scalar(0), C);
+      Kokkos::fence();
+      EXPECT_NE(handle.describe().find(A == &sorted ? "dense 64 x 64 tiles" : "spans of 8"), std::string::npos)
+          << handle.describe();
+      const std::vector<double> unused(A->values.size(), 0.0);
+      EXPECT_LE(this->worst_error(*A, this->from_view(X), this->from_view(Y), 1.0, 0.0, unused, this->values_of(C)),
+                sddmm_tolerance<Scalar>(Options()));
+    }
+  }
+#endif
 }
 
 /// C past Tuning::max_panel_nnz: each of the handle's row panels writes its entries of C.
@@ -240,7 +277,8 @@ TYPED_TEST_P(SddmmTest, RejectsBadArguments) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(SddmmTest, EveryPartitionAndFeatureCount, AlphaBetaSemantics, EdgeCaseShapes,
-                            TensorCoreFloatPrecisions, OneHandleForSpmmAndSddmm, RejectsBadArguments, RowPanels);
+                            TensorCoreFloatPrecisions, OneHandleForSpmmAndSddmm, RejectsBadArguments, RowPanels,
+                            DenseTilePatterns);
 
 }  // namespace test
 }  // namespace rsh

@@ -1,11 +1,13 @@
 #pragma once
 // SDDMM launchers of the raw CUDA API: SpmmPlan::sddmm (Tensor-Core tiles +
 // CUDA-core residual into value slots) and sddmm_csr (CUDA cores over a
-// CSR, into its value order). Included by one .cu per precision, after the
-// plan and the handle-free multiply.
+// CSR, into its value order: spans or dense tiles). Included by one .cu per
+// precision, after the plan and the handle-free multiply.
+#include <algorithm>
 #include <string>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
+#include "cuda/RshSparse_sddmm_tile_kernel.cuh"
 #include "cuda/RshSparse_spmm_csr.cuh"
 
 namespace rsh {
@@ -45,16 +47,46 @@ __global__ void sddmm_span_rows_kernel(const Offset* row_map, int num_rows, int6
 }
 
 template <class T, class Offset, class OutT>
-void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, const int* span_rows, float alpha, const T* X, int64_t ldx,
-                      const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
+void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* span_rows, float alpha,
+                      const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out,
+                      cudaStream_t stream) {
   SddmmCsrParams<T, Offset, OutT> p{};
-  p.row_map = A.row_map, p.cols = A.entries, p.num_rows = A.num_rows, p.nnz = A.nnz, p.span_rows = span_rows;
-  p.out = out, p.alpha = alpha, p.beta = beta;
+  p.row_map = A.row_map, p.cols = A.entries, p.num_rows = A.num_rows, p.num_cols = A.num_cols, p.nnz = A.nnz;
+  p.span_rows = span_rows, p.out = out, p.alpha = alpha, p.beta = beta;
   p.group = sddmm_group<T>(k);
   p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
+  if (kernel == SddmmCsrKernel::kDenseTiles) {
+    const int64_t tiles = sddmm_csr_num_tiles(A.num_rows, A.num_cols);
+    if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
+    sddmm_tile_kernel<T, Offset, OutT><<<static_cast<unsigned>(tiles), kTileThreads, 0, stream>>>(p);
+    check_launch("sddmm_tile_kernel");
+    return;
+  }
   sddmm_csr_kernel<T, Offset, OutT>
       <<<sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group), kSddmmThreadsPerBlock, 0, stream>>>(p);
   check_launch("sddmm_csr_kernel");
+}
+
+/// *unsorted = 1 where a row lists a column before a smaller one: a warp per row (grid-stride), each lane
+/// comparing neighbours. Positions are clamped to [0, nnz), so that an unchecked row_map reads in bounds.
+template <class Offset>
+__global__ void csr_unsorted_kernel(const Offset* row_map, int rows, int64_t nnz, const int* entries, int* unsorted) {
+  const int lane = threadIdx.x % 32;
+  const int64_t warps = int64_t(gridDim.x) * blockDim.x / 32;
+  for (int64_t r = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) / 32; r < rows; r += warps) {
+    const int64_t begin = std::max<int64_t>(row_map[r], 0), end = std::min<int64_t>(row_map[r + 1], nnz);
+    bool bad = false;
+    for (int64_t j = begin + 1 + lane; j < end; j += 32) bad |= entries[j] < entries[j - 1];
+    if (__any_sync(0xffffffffu, bad)) {
+      if (lane == 0) *unsorted = 1;
+      return;
+    }
+  }
+}
+
+/// Blocks of 256 threads for the unsorted-row check: a warp per row, at most 4096 blocks.
+inline unsigned unsorted_check_blocks(int rows) {
+  return static_cast<unsigned>(std::min<int64_t>((int64_t(rows) + 7) / 8, 4096));
 }
 
 /// row_map nondecreasing from 0 to nnz, into *error.
@@ -135,22 +167,46 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
   check_sddmm_args(who, rows, A.num_cols, X, ldx, Y, ldy, k);
   if (rows == 0) return;
 
-  StreamBuffer<int> error(1, stream);
-  RSH_CUDA_CHECK(cudaMemsetAsync(error.get(), 0, sizeof(int), stream));
+  // flags[0]: the check's error bits; flags[1]: an unsorted row, looked for only where tiles would run.
+  StreamBuffer<int> flags(2, stream);
+  RSH_CUDA_CHECK(cudaMemsetAsync(flags.get(), 0, 2 * sizeof(int), stream));
   csr_row_map_check_kernel<<<static_cast<unsigned>((int64_t(rows) + 256) / 256), 256, 0, stream>>>(A.row_map, rows,
-                                                                                                   A.nnz, error.get());
+                                                                                                   A.nnz, flags.get());
   check_launch("csr_row_map_check_kernel");
   if (A.nnz > 0) {
-    csr_column_check_kernel<<<stride_blocks(A.nnz), 256, 0, stream>>>(A.entries, A.nnz, A.num_cols, error.get());
+    csr_column_check_kernel<<<stride_blocks(A.nnz), 256, 0, stream>>>(A.entries, A.nnz, A.num_cols, flags.get());
     check_launch("csr_column_check_kernel");
   }
-  int host_error = 0;
-  RSH_CUDA_CHECK(cudaMemcpyAsync(&host_error, error.get(), sizeof host_error, cudaMemcpyDeviceToHost, stream));
+  SddmmCsrKernel kernel = sddmm_csr_auto_kernel(rows, A.num_cols, A.nnz, true);
+  if (kernel == SddmmCsrKernel::kDenseTiles) {
+    // Before the check's verdict: its reads are clamped to entries' bounds, and a malformed A throws below.
+    csr_unsorted_kernel<<<unsorted_check_blocks(rows), 256, 0, stream>>>(A.row_map, rows, A.nnz, A.entries,
+                                                                         flags.get() + 1);
+    check_launch("csr_unsorted_kernel");
+  }
+  int host_flags[2] = {0, 0};
+  RSH_CUDA_CHECK(cudaMemcpyAsync(host_flags, flags.get(), sizeof host_flags, cudaMemcpyDeviceToHost, stream));
   RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (host_error) throw_csr_error(host_error, rows, A.num_cols, A.nnz, who);
+  if (host_flags[0]) throw_csr_error(host_flags[0], rows, A.num_cols, A.nnz, who);
   if (A.nnz == 0) return;
+  if (host_flags[1]) kernel = SddmmCsrKernel::kSpans;
+  // Spans find their rows by binary search here (no buffer to keep them in between calls).
+  launch_sddmm_csr(A, kernel, static_cast<const int*>(nullptr), alpha, X, ldx, Y, ldy, k, beta, out, stream);
+}
 
-  launch_sddmm_csr(A, static_cast<const int*>(nullptr), alpha, X, ldx, Y, ldy, k, beta, out, stream);
+template <class Offset>
+bool csr_rows_sorted(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, cudaStream_t stream) {
+  if (num_rows <= 0 || nnz <= 0) return true;
+  if (!row_map || !entries) throw std::invalid_argument("rsh::cuda::csr_rows_sorted: null arrays");
+  detail::StreamBuffer<int> unsorted(1, stream);
+  RSH_CUDA_CHECK(cudaMemsetAsync(unsorted.get(), 0, sizeof(int), stream));
+  detail::csr_unsorted_kernel<<<detail::unsorted_check_blocks(num_rows), 256, 0, stream>>>(row_map, num_rows, nnz,
+                                                                                           entries, unsorted.get());
+  detail::check_launch("csr_unsorted_kernel");
+  int host = 0;
+  RSH_CUDA_CHECK(cudaMemcpyAsync(&host, unsorted.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host == 0;
 }
 
 template <class Offset>
@@ -164,15 +220,15 @@ void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* 
 }
 
 template <class T, class Offset, class OutT>
-void sddmm_csr(const DeviceCsr<T, Offset>& A, const int* span_rows, float alpha, const T* X, int64_t ldx, const T* Y,
-               int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
+void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* span_rows, float alpha, const T* X,
+               int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
   using namespace detail;
   const char* who = "rsh::cuda::sddmm_csr (prepared)";
   check_sddmm_args(who, A.num_rows, A.num_cols, X, ldx, Y, ldy, k);
   if (A.nnz == 0) return;
-  if (A.num_rows <= 0 || !A.row_map || !A.entries || !out || !span_rows)
+  if (A.num_rows <= 0 || !A.row_map || !A.entries || !out || (kernel == SddmmCsrKernel::kSpans && !span_rows))
     throw std::invalid_argument(std::string(who) + ": null arrays or no rows for nonzeros");
-  launch_sddmm_csr(A, span_rows, alpha, X, ldx, Y, ldy, k, beta, out, stream);
+  launch_sddmm_csr(A, kernel, span_rows, alpha, X, ldx, Y, ldy, k, beta, out, stream);
 }
 
 }  // namespace cuda

@@ -4,7 +4,8 @@
 // reach the kernels as row-major arrays (LayoutLeft ones through a
 // LayoutRight copy); double (no FP64 SDDMM kernel) and SpmmAlgorithm::kPortable
 // take the portable kernels. With a handle, Tuning::sddmm_kernels picks the
-// CSR kernel (the default) or the format's.
+// CSR kernels (spans or dense tiles, kAuto by C's shape) or the format's.
+#include <string>
 #include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda_spec_decl.hpp"
@@ -45,28 +46,47 @@ void sddmm_on_format(const Kokkos::Cuda& exec, Handle& h, typename XView::const_
                MatrixAccess<Matrix>::values(C));
 }
 
-/// The handle's SDDMM over C's CSR arrays, whose pattern the handle's analysis accepted: the CUDA-core
-/// kernel writes C's order in one launch, its spans' rows found once per handle.
+/// The CSR kernel a handle's SDDMM runs: Tuning::sddmm_kernels, kAuto by C's shape and fill; dense tiles only
+/// where C's rows are sorted (found once per handle).
+template <class Handle, class Csr>
+cuda::SddmmCsrKernel sddmm_csr_kernel_of(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
+  int& sorted = h.backend_state().sddmm_rows_sorted;
+  const auto kernels = h.options().tuning.sddmm_kernels;
+  if (kernels == Experimental::SddmmKernels::kCsr) return cuda::SddmmCsrKernel::kSpans;
+  if (sorted < 0) sorted = cuda::csr_rows_sorted(csr.row_map, csr.num_rows, csr.nnz, csr.entries, exec.cuda_stream());
+  if (kernels == Experimental::SddmmKernels::kDenseTiles)
+    return sorted == 1 && cuda::sddmm_csr_num_tiles(csr.num_rows, csr.num_cols) <= int64_t(0x7fffffff)
+               ? cuda::SddmmCsrKernel::kDenseTiles
+               : cuda::SddmmCsrKernel::kSpans;
+  return cuda::sddmm_csr_auto_kernel(csr.num_rows, csr.num_cols, csr.nnz, sorted == 1);
+}
+
+/// The handle's SDDMM over C's CSR arrays, whose pattern the handle's analysis accepted: one launch writes
+/// C's order, the spans' rows (where spans run) found once per handle.
 template <class Types, class Handle, class XView, class YView, class Matrix>
 void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_value_type alpha, const XView& X,
                   const YView& Y, typename XView::const_value_type beta, const Matrix& C) {
   using Element = typename Types::Element;
   const auto csr = device_csr<Element, typename Types::Offset>(C, "rsh::sddmm");
+  const int k = static_cast<int>(X.extent(1));
+  const cuda::SddmmCsrKernel kernel = sddmm_csr_kernel_of(exec, h, csr);
   auto& span_rows = h.backend_state().sddmm_span_rows;
   const int64_t spans = cuda::sddmm_csr_num_spans(csr.nnz);
-  if (static_cast<int64_t>(span_rows.extent(0)) != spans) {
+  if (kernel == cuda::SddmmCsrKernel::kSpans && static_cast<int64_t>(span_rows.extent(0)) != spans) {
     span_rows = Kokkos::View<int*, Kokkos::CudaSpace>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::span_rows"), spans);
     cuda::sddmm_csr_span_rows(csr.row_map, csr.num_rows, csr.nnz, span_rows.data(), exec.cuda_stream());
   }
   const auto x = row_major_on(exec, X);
   const auto y = row_major_on(exec, Y);
-  cuda::sddmm_csr(csr, span_rows.data(), static_cast<float>(alpha), reinterpret_cast<const Element*>(x.data()),
-                  leading_dimension(x), reinterpret_cast<const Element*>(y.data()), leading_dimension(y),
-                  static_cast<int>(X.extent(1)), static_cast<float>(beta),
-                  reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()), exec.cuda_stream());
-  h.set_backend_description("CUDA: SDDMM over the CSR on CUDA cores in " +
-                            portable_precision<typename XView::non_const_value_type>());
+  cuda::sddmm_csr(csr, kernel, span_rows.data(), static_cast<float>(alpha), reinterpret_cast<const Element*>(x.data()),
+                  leading_dimension(x), reinterpret_cast<const Element*>(y.data()), leading_dimension(y), k,
+                  static_cast<float>(beta), reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()),
+                  exec.cuda_stream());
+  h.set_backend_description(
+      std::string("CUDA: SDDMM over the CSR on CUDA cores, ") +
+      (kernel == cuda::SddmmCsrKernel::kDenseTiles ? "dense 64 x 64 tiles" : "spans of 8 nonzeros") + ", in " +
+      portable_precision<typename XView::non_const_value_type>());
 }
 
 template <class Handle, class XView, class YView, class Matrix>

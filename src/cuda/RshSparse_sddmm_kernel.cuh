@@ -161,13 +161,14 @@ __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_residual_kernel(S
   }
 }
 
-/// The SDDMM over A's CSR arrays, straight into A's value order: a group of the kernel takes span s, nonzeros
-/// [s * kSddmmCsrSpan, (s + 1) * kSddmmCsrSpan); out[j] = alpha * dot + beta * out[j].
+/// The SDDMM over A's CSR arrays, straight into A's value order: out[j] = alpha * dot + beta * out[j]. A group
+/// of the spans kernel takes span s, nonzeros [s * kSddmmCsrSpan, (s + 1) * kSddmmCsrSpan); a block of the
+/// tile kernel (RshSparse_sddmm_tile_kernel.cuh) one 64 x 64 tile.
 template <class T, class Offset, class OutT>
 struct SddmmCsrParams {
   const Offset* row_map;
   const int* cols;
-  int num_rows;
+  int num_rows, num_cols;
   int64_t nnz;
   const int* span_rows;  ///< the row of each span's first nonzero, or null (found by binary search)
   OutT* out;
@@ -175,6 +176,12 @@ struct SddmmCsrParams {
   int group;  ///< lanes per span: 4, 8, 16 or 32
   DenseRef<const T> X, Y;
 };
+
+/// out[j] = alpha * dot + beta * out[j], out[j] not read where beta is 0.
+template <class T, class Offset, class OutT>
+__device__ __forceinline__ void sddmm_write(const SddmmCsrParams<T, Offset, OutT>& p, int64_t j, float dot) {
+  p.out[j] = from_acc<OutT>(p.beta == 0.f ? p.alpha * dot : p.alpha * dot + p.beta * to_acc(p.out[j]));
+}
 
 /// The last row of A whose first nonzero is at or before position j (the row holding j; row_map checked).
 template <class Offset>
@@ -250,8 +257,7 @@ __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmC
   reduce_scatter<2>(sum, lane & b2, b2, mask, G);
   const int base = (lane & b1 ? 4 : 0) + (lane & b2 ? 2 : 0);
   auto write = [&](int i, float dot) {
-    const int64_t j = begin + i;
-    if (i < n) p.out[j] = from_acc<OutT>(p.beta == 0.f ? p.alpha * dot : p.alpha * dot + p.beta * to_acc(p.out[j]));
+    if (i < n) sddmm_write(p, begin + i, dot);
   };
   if (G == 4) {  // two sums left a lane, both whole
     write(base, sum[0]);

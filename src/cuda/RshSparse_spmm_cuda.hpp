@@ -133,11 +133,37 @@ void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t
 /// at (row r, column c), out[j] = alpha * dot(X(r, :), Y(c, :)) + beta * out[j] (beta == 0 ignores out),
 /// the dot products over k features on CUDA cores with FP32 accumulation. X: row-major num_rows x k, Y:
 /// row-major num_cols x k, ldx, ldy >= k; A's values are not read. Duplicates each get the product.
-/// Checks A on the device and waits for that check (std::invalid_argument on a malformed A).
+/// Checks A on the device and waits for that check (std::invalid_argument on a malformed A), and runs the
+/// kernel sddmm_csr_auto_kernel names (the check finds whether A's rows are sorted).
 /// Instantiated for T = float, __half and __nv_bfloat16 with OutT = T.
 template <class T, class Offset, class OutT>
 void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k,
                float beta, OutT* out, cudaStream_t stream);
+
+/// The kernels of sddmm_csr. kSpans: a lane group per 8 consecutive nonzeros, any pattern. kDenseTiles: a block
+/// per 64 x 64 tile of A computes all its products from X's and Y's rows staged in shared memory, then writes
+/// those of its nonzeros; it needs rows sorted by column (duplicates allowed) and pays where A fills its tiles.
+enum class SddmmCsrKernel { kSpans, kDenseTiles };
+
+/// Tiles of 64 x 64 over an A of rows x cols.
+constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
+  return ((rows + 63) / 64) * ((cols + 63) / 64);
+}
+
+/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 64 tiles
+/// (half an H100's SMs: with fewer, the spans' finer work spreads better) and A fills its tiles to at least
+/// 10% (nnz >= 0.1 * 4096 * tiles: a tile computes all its 4096 products from staged rows, a span loads a
+/// row of Y per nonzero). Set from uniform random layers timed on the H100.
+inline SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted) {
+  const int64_t tiles = sddmm_csr_num_tiles(rows, cols);
+  if (!rows_sorted || tiles < 64 || tiles > int64_t(0x7fffffff)) return SddmmCsrKernel::kSpans;
+  return double(nnz) >= 0.1 * 4096.0 * double(tiles) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
+}
+
+/// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
+/// `stream`). Instantiated for Offset = int and int64_t.
+template <class Offset>
+bool csr_rows_sorted(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, cudaStream_t stream);
 
 /// The handle's SDDMM prepares the CSR kernel once per pattern: A's nonzeros in spans of 8, and the row of
 /// each span's first nonzero (num_spans of them, computed on `stream` from a checked row_map), so that a call
@@ -150,11 +176,13 @@ constexpr int64_t sddmm_csr_num_spans(int64_t nnz) {
 template <class Offset>
 void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* span_rows, cudaStream_t stream);
 
-/// sddmm_csr on an A checked before (a handle's analysis accepted its pattern), with its span rows from
-/// sddmm_csr_span_rows: one launch, no check of A and no synchronisation. Instantiated as sddmm_csr.
+/// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one
+/// launch, no check of A and no synchronisation. kSpans needs the span rows from sddmm_csr_span_rows;
+/// kDenseTiles needs rows sorted (csr_rows_sorted) and at most 2^31 - 1 tiles, and ignores span_rows.
+/// Instantiated as sddmm_csr.
 template <class T, class Offset, class OutT>
-void sddmm_csr(const DeviceCsr<T, Offset>& A, const int* span_rows, float alpha, const T* X, int64_t ldx, const T* Y,
-               int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);
+void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* span_rows, float alpha, const T* X,
+               int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);
 
 /// True when a CUDA device is present and usable.
 bool device_available();

@@ -7,6 +7,8 @@ RSH_CUDA_INSTANTIATE_SPMM(float);
 RSH_CUDA_INSTANTIATE_SDDMM_CSR(float);
 template void sddmm_csr_span_rows<int>(const int*, int, int64_t, int*, cudaStream_t);
 template void sddmm_csr_span_rows<int64_t>(const int64_t*, int, int64_t, int*, cudaStream_t);
+template bool csr_rows_sorted<int>(const int*, int, int64_t, const int*, cudaStream_t);
+template bool csr_rows_sorted<int64_t>(const int64_t*, int, int64_t, const int*, cudaStream_t);
 
 bool device_available() {
   int count = 0;

@@ -75,7 +75,9 @@ struct SpmmBackendState<Kokkos::Cuda, Scalar> {
   Kokkos::View<float*, Kokkos::CudaSpace> sddmm_slots;
   /// The CSR SDDMM's row of each span's first nonzero (cuda::sddmm_csr_span_rows), once per pattern.
   Kokkos::View<int*, Kokkos::CudaSpace> sddmm_span_rows;
-  void reset() { plan.reset(), values_version = 0, sddmm_slots = {}, sddmm_span_rows = {}; }
+  /// Whether C's rows are sorted (the dense-tile SDDMM needs it): -1 until the first CSR SDDMM finds out.
+  int sddmm_rows_sorted = -1;
+  void reset() { plan.reset(), values_version = 0, sddmm_slots = {}, sddmm_span_rows = {}, sddmm_rows_sorted = -1; }
 };
 
 /// The handle's CUDA plan of Element, built on first use and its values kept current with the handle's.
