@@ -150,15 +150,11 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
   return ((rows + 63) / 64) * ((cols + 63) / 64);
 }
 
-/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 64 tiles
-/// (half an H100's SMs: with fewer, the spans' finer work spreads better) and A fills its tiles to at least
-/// 10% (nnz >= 0.1 * 4096 * tiles: a tile computes all its 4096 products from staged rows, a span loads a
-/// row of Y per nonzero). Set from uniform random layers timed on the H100.
-inline SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted) {
-  const int64_t tiles = sddmm_csr_num_tiles(rows, cols);
-  if (!rows_sorted || tiles < 64 || tiles > int64_t(0x7fffffff)) return SddmmCsrKernel::kSpans;
-  return double(nnz) >= 0.1 * 4096.0 * double(tiles) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
-}
+/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 128 tiles
+/// (about one per SM of an H100: with fewer, the spans' finer work spreads better) and A fills its tiles to at
+/// least 7% (a tile computes all its 4096 products from staged rows, a span loads a row of Y per nonzero).
+/// Fitted on the H100 over the shared matrices at k = 32, 64, 128 (perf_tests/results/h100_2026-11-25d.md).
+SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
 /// `stream`). Instantiated for Offset = int and int64_t.

@@ -10,6 +10,12 @@ template void sddmm_csr_span_rows<int64_t>(const int64_t*, int, int64_t, int*, c
 template bool csr_rows_sorted<int>(const int*, int, int64_t, const int*, cudaStream_t);
 template bool csr_rows_sorted<int64_t>(const int64_t*, int, int64_t, const int*, cudaStream_t);
 
+SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted) {
+  const int64_t tiles = sddmm_csr_num_tiles(rows, cols);
+  if (!rows_sorted || tiles < 128 || tiles > int64_t(0x7fffffff)) return SddmmCsrKernel::kSpans;
+  return double(nnz) >= 0.07 * 4096.0 * double(tiles) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
+}
+
 bool device_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
