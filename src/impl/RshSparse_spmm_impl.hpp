@@ -41,8 +41,7 @@ struct Accumulator<Kokkos::Experimental::bhalf_t> {
 #endif
 
 /// Features of C one portable work item computes: on host spaces a chunk of a row in an array of
-/// accumulators, each nonzero's B row walked once over the chunk (contiguous for LayoutRight, so the inner
-/// loop vectorises); on devices one, a thread a feature.
+/// accumulators, each nonzero's B row walked once over the chunk; on devices one, a thread a feature.
 template <class ExecSpace>
 constexpr int portable_chunk() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible ? 16 : 1;
@@ -107,12 +106,22 @@ void scale_all(const ExecSpace& exec, typename CView::const_value_type beta, con
       });
 }
 
-/// Runs body(item, f0, width) for every work item and every chunk of K features [f0, f0 + width) of n: on
-/// host spaces a thread an item, its chunks in turn; on devices (K = 1) a thread an (item, feature).
-template <int K, class ExecSpace, class Body>
+/// Runs body(item, f0, width) for every work item and every chunk of K features [f0, f0 + width) of n; on
+/// devices (K = 1) a thread an (item, feature). On host spaces chunks run
+/// item-major where B is LayoutRight (an item's chunks walk the same B rows, contiguous), chunk-major where
+/// it is LayoutLeft (a chunk's K columns of B stay in cache while every item walks them; item-major would
+/// touch K cache lines of B a nonzero across all of B).
+template <int K, class Layout, class ExecSpace, class Body>
 void for_each_item_chunk(const char* label, const ExecSpace& exec, int items, int64_t n, const Body& body) {
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
-  if constexpr (K > 1) {
+  if constexpr (K > 1 && std::is_same<Layout, Kokkos::LayoutLeft>::value) {
+    const int64_t chunks = (n + K - 1) / K;
+    Kokkos::parallel_for(
+        label, Policy(exec, 0, chunks * items), KOKKOS_LAMBDA(const int64_t idx) {
+          const int64_t f0 = K * (idx / items);
+          body(static_cast<int>(idx % items), f0, n - f0 < K ? int(n - f0) : K);
+        });
+  } else if constexpr (K > 1) {
     Kokkos::parallel_for(
         label, Policy(exec, 0, items), KOKKOS_LAMBDA(const int64_t item) {
           for (int64_t f0 = 0; f0 < n; f0 += K) body(static_cast<int>(item), f0, n - f0 < K ? int(n - f0) : K);
@@ -125,17 +134,19 @@ void for_each_item_chunk(const char* label, const ExecSpace& exec, int items, in
 }
 
 /// C(r, f0 .. f0 + W) = alpha * acc + beta * C (beta == 0: C not read), or += alpha * acc with atomics.
+/// The three cases are separate loops with no branch inside, so that the host compiler vectorises the
+/// store of a LayoutRight chunk (a row's store is as frequent as a few of its nonzeros).
 template <int W, class Acc, class CView>
 KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const CView& C, int r, int64_t f0, const Acc (&acc)[W], Acc alpha,
                                              Acc beta, bool atomic) {
   using Scalar = typename CView::non_const_value_type;
-  for (int j = 0; j < W; ++j) {
-    if (atomic) {
-      Kokkos::atomic_add(&C(r, f0 + j), static_cast<Scalar>(alpha * acc[j]));
-    } else {
-      C(r, f0 + j) =
-          static_cast<Scalar>(beta == 0 ? alpha * acc[j] : alpha * acc[j] + beta * static_cast<Acc>(C(r, f0 + j)));
-    }
+  if (atomic) {
+    for (int j = 0; j < W; ++j) Kokkos::atomic_add(&C(r, f0 + j), static_cast<Scalar>(alpha * acc[j]));
+  } else if (beta == Acc(0)) {
+    for (int j = 0; j < W; ++j) C(r, f0 + j) = static_cast<Scalar>(alpha * acc[j]);
+  } else {
+    for (int j = 0; j < W; ++j)
+      C(r, f0 + j) = static_cast<Scalar>(alpha * acc[j] + beta * static_cast<Acc>(C(r, f0 + j)));
   }
 }
 
@@ -232,11 +243,11 @@ void spmm_portable(const ExecSpace& exec, Handle& h, typename CView::const_value
   const C c_view = C_in;
   const int64_t n = static_cast<int64_t>(c_view.extent(1));
   scale_rows(exec, p.scale_rows, beta, c_view);
-  for_each_item_chunk<K>("rsh::spmm[portable]::tiles", exec, p.tc_num_items(), n,
+  for_each_item_chunk<K, typename BView::array_layout>("rsh::spmm[portable]::tiles", exec, p.tc_num_items(), n,
                          ChunkedItems<K, TileChunks<Pattern, Values, B, C>>{{p, h.values(), b_view, c_view, a, b}});
   const Values residual_values =
       Kokkos::subview(h.values(), std::make_pair(h.tile_nnz(), int64_t(h.values().extent(0))));
-  for_each_item_chunk<K>(
+  for_each_item_chunk<K, typename BView::array_layout>(
       "rsh::spmm[portable]::residual", exec, p.res_num_items(), n,
       ChunkedItems<K, ResidualChunks<Pattern, Values, B, C>>{{p, residual_values, b_view, c_view, a, b}});
 }
