@@ -60,16 +60,24 @@ struct CsrRowChunks {
   CView C;
   Acc alpha, beta;
 
+  struct Item {
+    int64_t begin, end;
+    int row;
+  };
+  KOKKOS_INLINE_FUNCTION Item item(const int row) const {
+    return {static_cast<int64_t>(row_map(row)), static_cast<int64_t>(row_map(row + 1)), row};
+  }
+
   template <int W>
-  KOKKOS_FORCEINLINE_FUNCTION void chunk(const int row, const int64_t f0) const {
-    alignas(64) Acc acc[W];
+  KOKKOS_FORCEINLINE_FUNCTION void chunk(const Item& item, const int64_t f0) const {
+    Acc acc[W];
     for (int j = 0; j < W; ++j) acc[j] = 0;
-    for (auto k = row_map(row); k < row_map(row + 1); ++k) {
+    for (int64_t k = item.begin; k < item.end; ++k) {
       const Acc value = static_cast<Acc>(vals(k));
       const int col = entries(k);
       for (int j = 0; j < W; ++j) acc[j] += value * static_cast<Acc>(B(col, f0 + j));
     }
-    store_chunk<W>(C, row, f0, acc, alpha, beta, false);
+    store_chunk<W>(C, item.row, f0, acc, alpha, beta, false);
   }
 };
 

@@ -77,59 +77,32 @@ KOKKOS_INLINE_FUNCTION int lowest_bit(uint64_t x) {
 #endif
 }
 
-/// C(r, :) = beta * C(r, :) for r in rows; beta == 0 overwrites (NaN in C ignored).
-template <class ExecSpace, class Rows, class CView>
-void scale_rows(const ExecSpace& exec, const Rows& rows, typename CView::const_value_type beta, const CView& C) {
-  using Scalar = typename CView::non_const_value_type;
-  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
-  const int64_t n = static_cast<int64_t>(C.extent(1));
-  Kokkos::parallel_for(
-      "rsh::spmm[portable]::scale", Policy(exec, 0, static_cast<int64_t>(rows.extent(0)) * n),
-      KOKKOS_LAMBDA(const int64_t idx) {
-        const int r = rows(idx / n);
-        const int64_t f = idx % n;
-        C(r, f) = beta == 0 ? Scalar(0) : Scalar(beta * C(r, f));
-      });
-}
-
-/// C = beta * C over all of C.
-template <class ExecSpace, class CView>
-void scale_all(const ExecSpace& exec, typename CView::const_value_type beta, const CView& C) {
-  using Scalar = typename CView::non_const_value_type;
-  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
-  const int64_t n = static_cast<int64_t>(C.extent(1));
-  Kokkos::parallel_for(
-      "rsh::spmm[portable]::scale_all", Policy(exec, 0, static_cast<int64_t>(C.extent(0)) * n),
-      KOKKOS_LAMBDA(const int64_t idx) {
-        const int64_t r = idx / n, f = idx % n;
-        C(r, f) = beta == 0 ? Scalar(0) : Scalar(beta * C(r, f));
-      });
-}
-
-/// Runs body(item, f0, width) for every work item and every chunk of K features [f0, f0 + width) of n; on
-/// devices (K = 1) a thread an (item, feature). On host spaces chunks run
+/// Runs body(body.item(i), f0, width) for every work item i and every chunk of K features [f0, f0 + width)
+/// of n; on devices (K = 1) a thread an (item, feature). On host spaces chunks run
 /// item-major where B is LayoutRight (an item's chunks walk the same B rows, contiguous), chunk-major where
 /// it is LayoutLeft (a chunk's K columns of B stay in cache while every item walks them; item-major would
 /// touch K cache lines of B a nonzero across all of B).
 template <int K, class Layout, class ExecSpace, class Body>
 void for_each_item_chunk(const char* label, const ExecSpace& exec, int items, int64_t n, const Body& body) {
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  if (items == 0 || n == 0) return;  // no launch (on OpenMP an empty one still forks and joins the threads)
   if constexpr (K > 1 && std::is_same<Layout, Kokkos::LayoutLeft>::value) {
     const int64_t chunks = (n + K - 1) / K;
     Kokkos::parallel_for(
         label, Policy(exec, 0, chunks * items), KOKKOS_LAMBDA(const int64_t idx) {
           const int64_t f0 = K * (idx / items);
-          body(static_cast<int>(idx % items), f0, n - f0 < K ? int(n - f0) : K);
+          body(body.item(static_cast<int>(idx % items)), f0, n - f0 < K ? int(n - f0) : K);
         });
   } else if constexpr (K > 1) {
     Kokkos::parallel_for(
-        label, Policy(exec, 0, items), KOKKOS_LAMBDA(const int64_t item) {
-          for (int64_t f0 = 0; f0 < n; f0 += K) body(static_cast<int>(item), f0, n - f0 < K ? int(n - f0) : K);
+        label, Policy(exec, 0, items), KOKKOS_LAMBDA(const int64_t i) {
+          const auto item = body.item(static_cast<int>(i));  // read once for all of its chunks
+          for (int64_t f0 = 0; f0 < n; f0 += K) body(item, f0, n - f0 < K ? int(n - f0) : K);
         });
   } else {
     Kokkos::parallel_for(
         label, Policy(exec, 0, int64_t(items) * n),
-        KOKKOS_LAMBDA(const int64_t idx) { body(static_cast<int>(idx / n), idx % n, 1); });
+        KOKKOS_LAMBDA(const int64_t idx) { body(body.item(static_cast<int>(idx / n)), idx % n, 1); });
   }
 }
 
@@ -150,18 +123,66 @@ KOKKOS_FORCEINLINE_FUNCTION void store_chunk(const CView& C, int r, int64_t f0, 
   }
 }
 
-/// A portable kernel's work item over a chunk of features: `Chunks::template chunk<W>(item, f0)` computes W
-/// features from f0. A full chunk (K features) runs loops of constant trip count, which the compiler unrolls
-/// with the accumulators in registers (as KokkosKernels' strip-mined rows); a shorter last chunk goes a
-/// feature at a time.
+/// A portable kernel's work item over a chunk of features: `Chunks::item(i)` reads what item i needs (its
+/// range, its row of C) into a `Chunks::Item`, and `Chunks::template chunk<W>(item, f0)` computes W features
+/// from f0. A full chunk (K features) runs loops of constant trip count, which the compiler unrolls with the
+/// accumulators in registers (as KokkosKernels' strip-mined rows); a shorter last chunk goes a feature at a
+/// time.
 template <int K, class Chunks>
 struct ChunkedItems {
+  using Item = typename Chunks::Item;
   Chunks chunks;
-  KOKKOS_INLINE_FUNCTION void operator()(const int item, const int64_t f0, const int width) const {
+  KOKKOS_INLINE_FUNCTION Item item(const int i) const { return chunks.item(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const Item& item, const int64_t f0, const int width) const {
     if (width == K) return chunks.template chunk<K>(item, f0);
     for (int j = 0; j < width; ++j) chunks.template chunk<1>(item, f0 + j);
   }
 };
+
+/// Every row of C: row(i) = i.
+struct AllRows {
+  KOKKOS_INLINE_FUNCTION int operator()(const int64_t i) const { return static_cast<int>(i); }
+};
+
+/// C(rows(i), chunk) = beta * C(rows(i), chunk); beta == 0 overwrites (NaN in C ignored).
+template <class Rows, class CView>
+struct ScaleChunks {
+  using Scalar = typename CView::non_const_value_type;
+  Rows rows;
+  CView C;
+  Scalar beta;
+
+  struct Item {
+    int row;
+  };
+  KOKKOS_INLINE_FUNCTION Item item(const int i) const { return {rows(i)}; }
+
+  template <int W>
+  KOKKOS_FORCEINLINE_FUNCTION void chunk(const Item& item, const int64_t f0) const {
+    const int r = item.row;
+    if (beta == Scalar(0)) {
+      for (int j = 0; j < W; ++j) C(r, f0 + j) = Scalar(0);
+    } else {
+      for (int j = 0; j < W; ++j) C(r, f0 + j) = Scalar(beta * C(r, f0 + j));
+    }
+  }
+};
+
+/// C(r, :) = beta * C(r, :) for the `count` rows r = rows(0 .. count); beta == 0 overwrites.
+template <class ExecSpace, class Rows, class CView>
+void scale_rows(const ExecSpace& exec, const Rows& rows, int64_t count, typename CView::const_value_type beta,
+                const CView& C) {
+  constexpr int K = portable_chunk<ExecSpace>();
+  for_each_item_chunk<K, typename CView::array_layout>(
+      "rsh::spmm[portable]::scale", exec, static_cast<int>(count), static_cast<int64_t>(C.extent(1)),
+      ChunkedItems<K, ScaleChunks<Rows, CView>>{{rows, C, beta}});
+}
+
+/// C = beta * C over all of C.
+template <class ExecSpace, class CView>
+void scale_all(const ExecSpace& exec, typename CView::const_value_type beta, const CView& C) {
+  scale_rows(exec, AllRows{}, static_cast<int64_t>(C.extent(0)), beta, C);
+}
 
 /// Tensor-Core part on CUDA cores: an item's tiles' set bits in order, so the k-th set bit of a tile reads
 /// its k-th value; C rows stored once, or added with atomics for pieces of split windows.
@@ -174,12 +195,20 @@ struct TileChunks {
   CView C;
   Acc alpha, beta;
 
+  struct Item {
+    int tile_begin, tile_end, window;
+    bool atomic;
+  };
+  KOKKOS_INLINE_FUNCTION Item item(const int i) const {
+    return {p.tc_item_tile_begin(i), p.tc_item_tile_end(i), p.tc_item_window(i), i >= p.tc_num_unsplit};
+  }
+
   template <int W>
-  KOKKOS_FORCEINLINE_FUNCTION void chunk(const int item, const int64_t f0) const {
+  KOKKOS_FORCEINLINE_FUNCTION void chunk(const Item& item, const int64_t f0) const {
     Acc acc[8][W];
     for (int i = 0; i < 8; ++i)
       for (int j = 0; j < W; ++j) acc[i][j] = 0;
-    for (int t = p.tc_item_tile_begin(item); t < p.tc_item_tile_end(item); ++t) {
+    for (int t = item.tile_begin; t < item.tile_end; ++t) {
       uint64_t bits = p.tile_bitmap(t);
       for (int v = p.tile_val_offset(t); bits != 0; ++v, bits &= bits - 1) {
         const int bit = lowest_bit(bits);
@@ -188,10 +217,9 @@ struct TileChunks {
         for (int j = 0; j < W; ++j) acc[bit >> 3][j] += value * static_cast<Acc>(B(col, f0 + j));
       }
     }
-    const int w = p.tc_item_window(item);
     for (int i = 0; i < 8; ++i) {
-      const int r = p.window_rows(8 * w + i);
-      if (r >= 0) store_chunk<W>(C, r, f0, acc[i], alpha, beta, item >= p.tc_num_unsplit);
+      const int r = p.window_rows(8 * item.window + i);
+      if (r >= 0) store_chunk<W>(C, r, f0, acc[i], alpha, beta, item.atomic);
     }
   }
 };
@@ -208,18 +236,27 @@ struct ResidualChunks {
   CView C;
   Acc alpha, beta;
 
+  struct Item {
+    int begin, end, row;  ///< row < 0: nothing to do
+    bool atomic;
+  };
+  KOKKOS_INLINE_FUNCTION Item item(const int i) const {
+    const int pieces = p.res_item_pieces(i);
+    if (pieces == 0) return {0, 0, -1, false};  // summed by the row's first piece, or padding
+    return {p.res_item_begin(i), p.res_item_end(i + pieces - 1), p.res_rows(p.res_item_row(i)), i >= p.res_num_local};
+  }
+
   template <int W>
-  KOKKOS_FORCEINLINE_FUNCTION void chunk(const int item, const int64_t f0) const {
-    const int pieces = p.res_item_pieces(item);
-    if (pieces == 0) return;  // summed by the row's first piece, or padding
-    alignas(64) Acc acc[W];
+  KOKKOS_FORCEINLINE_FUNCTION void chunk(const Item& item, const int64_t f0) const {
+    if (item.row < 0) return;
+    Acc acc[W];
     for (int j = 0; j < W; ++j) acc[j] = 0;
-    for (int k = p.res_item_begin(item); k < p.res_item_end(item + pieces - 1); ++k) {
+    for (int k = item.begin; k < item.end; ++k) {
       const Acc value = static_cast<Acc>(vals(k));
       const int col = p.res_cols(k);
       for (int j = 0; j < W; ++j) acc[j] += value * static_cast<Acc>(B(col, f0 + j));
     }
-    store_chunk<W>(C, p.res_rows(p.res_item_row(item)), f0, acc, alpha, beta, item >= p.res_num_local);
+    store_chunk<W>(C, item.row, f0, acc, alpha, beta, item.atomic);
   }
 };
 
@@ -242,7 +279,7 @@ void spmm_portable(const ExecSpace& exec, Handle& h, typename CView::const_value
   const B b_view = B_in;
   const C c_view = C_in;
   const int64_t n = static_cast<int64_t>(c_view.extent(1));
-  scale_rows(exec, p.scale_rows, beta, c_view);
+  scale_rows(exec, p.scale_rows, static_cast<int64_t>(p.scale_rows.extent(0)), beta, c_view);
   for_each_item_chunk<K, typename BView::array_layout>("rsh::spmm[portable]::tiles", exec, p.tc_num_items(), n,
                          ChunkedItems<K, TileChunks<Pattern, Values, B, C>>{{p, h.values(), b_view, c_view, a, b}});
   const Values residual_values =
