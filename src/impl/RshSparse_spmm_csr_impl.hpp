@@ -95,9 +95,10 @@ void spmm_csr_portable(const ExecSpace& exec, typename CView::const_value_type a
   constexpr int K = portable_chunk<ExecSpace>();
   using Rows = CsrRowChunks<decltype(M::row_map(A)), decltype(M::entries(A)), decltype(M::values(A)), B, C>;
   const C c_view = C_in;
-  for_each_item_chunk<K, typename BView::array_layout>("rsh::spmm[portable]::csr", exec, M::num_rows(A), static_cast<int64_t>(c_view.extent(1)),
-                         ChunkedItems<K, Rows>{{M::row_map(A), M::entries(A), M::values(A), B(B_in), c_view,
-                                                static_cast<Acc>(alpha), static_cast<Acc>(beta)}});
+  for_each_item_chunk<K, typename BView::array_layout>(
+      "rsh::spmm[portable]::csr", exec, M::num_rows(A), static_cast<int64_t>(c_view.extent(1)),
+      ChunkedItems<K, Rows>{{M::row_map(A), M::entries(A), M::values(A), B(B_in), c_view, static_cast<Acc>(alpha),
+                             static_cast<Acc>(beta)}});
 }
 
 }  // namespace impl

@@ -173,9 +173,9 @@ template <class ExecSpace, class Rows, class CView>
 void scale_rows(const ExecSpace& exec, const Rows& rows, int64_t count, typename CView::const_value_type beta,
                 const CView& C) {
   constexpr int K = portable_chunk<ExecSpace>();
-  for_each_item_chunk<K, typename CView::array_layout>(
-      "rsh::spmm[portable]::scale", exec, static_cast<int>(count), static_cast<int64_t>(C.extent(1)),
-      ChunkedItems<K, ScaleChunks<Rows, CView>>{{rows, C, beta}});
+  for_each_item_chunk<K, typename CView::array_layout>("rsh::spmm[portable]::scale", exec, static_cast<int>(count),
+                                                       static_cast<int64_t>(C.extent(1)),
+                                                       ChunkedItems<K, ScaleChunks<Rows, CView>>{{rows, C, beta}});
 }
 
 /// C = beta * C over all of C.
@@ -280,8 +280,9 @@ void spmm_portable(const ExecSpace& exec, Handle& h, typename CView::const_value
   const C c_view = C_in;
   const int64_t n = static_cast<int64_t>(c_view.extent(1));
   scale_rows(exec, p.scale_rows, static_cast<int64_t>(p.scale_rows.extent(0)), beta, c_view);
-  for_each_item_chunk<K, typename BView::array_layout>("rsh::spmm[portable]::tiles", exec, p.tc_num_items(), n,
-                         ChunkedItems<K, TileChunks<Pattern, Values, B, C>>{{p, h.values(), b_view, c_view, a, b}});
+  for_each_item_chunk<K, typename BView::array_layout>(
+      "rsh::spmm[portable]::tiles", exec, p.tc_num_items(), n,
+      ChunkedItems<K, TileChunks<Pattern, Values, B, C>>{{p, h.values(), b_view, c_view, a, b}});
   const Values residual_values =
       Kokkos::subview(h.values(), std::make_pair(h.tile_nnz(), int64_t(h.values().extent(0))));
   for_each_item_chunk<K, typename BView::array_layout>(
