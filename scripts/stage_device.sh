@@ -10,6 +10,8 @@
 # With RSH_KOKKOS_ROOT=<prefix of a Kokkos + KokkosKernels built for CUDA, linked statically> the binaries
 # are built against it (in build-device/, or $RSH_BUILD_DIR), so that the tests and the benchmark run
 # rsh::spmm on Kokkos::Cuda; otherwise against the Kokkos CMake finds (Debian's: host spaces only).
+# RSH_STAGE_TARGETS="a b ..." builds and stages only those binaries (a build of every target takes long on a
+# small build machine).
 # Usage: [RSH_KOKKOS_ROOT=<prefix>] scripts/stage_device.sh [matrix-path-regex]   (default: all of ../shared/matrices)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +24,7 @@ else
 fi
 targets=(rsh_cuda_tests rsh_unit_tests rsh_spmm_benchmark rsh_reorder_benchmark rsh_host_benchmark)
 [ -n "${RSH_KOKKOS_ROOT:-}" ] && targets+=(rsh_kokkos_benchmark rsh_sddmm_benchmark)
+[ -n "${RSH_STAGE_TARGETS:-}" ] && read -r -a targets <<< "$RSH_STAGE_TARGETS"
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
 rm -rf .device && mkdir -p .device/bin .device/lib .device/matrices
 for t in "${targets[@]}"; do

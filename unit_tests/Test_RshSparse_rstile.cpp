@@ -17,7 +17,9 @@
 #include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_inspector.hpp"
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
+#include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
@@ -550,6 +552,46 @@ TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {
   A.entries = {3, 1, 3, 0, 2};  // row 0 unsorted with a duplicate column 3
   A.values = {1.0, 2.0, 4.0, 8.0, 16.0};
   for (rsh::Partition part : kAllPartitions) check_invariants(A, options(part));
+}
+
+// The hashes that tell a handle-free call whether A changed in place: any one changed row offset, column
+// or value changes its own hash and no other, as does a swap of two values; the pattern hash is the
+// inspector's (pattern_signature_on).
+TEST(CsrSignature, EveryChangeOfOneEntryShows) {
+  const HostCrs A = rsh::test::random_crs(40, 30, 5, 7);
+  using rsh::impl::host_array;
+  auto signature = [](const HostCrs& M) {
+    return rsh::impl::csr_signature_on(Kokkos::DefaultHostExecutionSpace(), M.num_rows, M.num_cols,
+                                       host_array(M.row_map), host_array(M.entries), host_array(M.values));
+  };
+  const rsh::impl::CsrSignature base = signature(A);
+  EXPECT_EQ(base.pattern, rsh::impl::pattern_signature(A));
+  for (size_t r = 1; r + 1 < A.row_map.size(); ++r) {
+    HostCrs M = A;
+    M.row_map[r] += 1;
+    const rsh::impl::CsrSignature s = signature(M);
+    EXPECT_NE(s.pattern, base.pattern) << "row offset " << r;
+    EXPECT_EQ(s.values, base.values) << "row offset " << r;
+  }
+  for (size_t k = 0; k < A.entries.size(); ++k) {
+    HostCrs M = A;
+    M.entries[k] = (M.entries[k] + 1) % M.num_cols;
+    const rsh::impl::CsrSignature s = signature(M);
+    EXPECT_NE(s.pattern, base.pattern) << "column " << k;
+    EXPECT_EQ(s.values, base.values) << "column " << k;
+    M = A;
+    M.values[k] = M.values[k] * 0.5 + 1.0;
+    EXPECT_EQ(signature(M).pattern, base.pattern) << "value " << k;
+    EXPECT_NE(signature(M).values, base.values) << "value " << k;
+    if (k > 0 && A.values[k] != A.values[k - 1]) {
+      M = A;
+      std::swap(M.values[k], M.values[k - 1]);
+      EXPECT_NE(signature(M).values, base.values) << "values " << k - 1 << " and " << k << " swapped";
+    }
+  }
+  HostCrs wider = A;
+  wider.num_cols += 1;
+  EXPECT_NE(signature(wider).pattern, base.pattern);
 }
 
 }  // namespace

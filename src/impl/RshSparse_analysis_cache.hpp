@@ -19,27 +19,10 @@
 
 #include "RshSparse_spmm_handle.hpp"
 #include "impl/RshSparse_matrix_access.hpp"
+#include "impl/inspector/RshSparse_signature_on.hpp"
 
 namespace rsh {
 namespace impl {
-
-/// Hash of A's values (their bits after a conversion to double, with their positions), on `exec`.
-template <class ExecSpace, class Values>
-uint64_t values_signature_on(const ExecSpace& exec, const Values& values) {
-  uint64_t h = 0;
-  Kokkos::parallel_reduce(
-      "rsh::spmm::values_signature", Range64<ExecSpace>(exec, 0, static_cast<int64_t>(values.extent(0))),
-      KOKKOS_LAMBDA(const int64_t k, uint64_t& sum) {
-        union {
-          double d;
-          uint64_t u;
-        } bits;
-        bits.d = static_cast<double>(values(k));
-        sum += mix64(bits.u ^ mix64(uint64_t(k)));
-      },
-      h);
-  return h;
-}
 
 /// Registers `clear` to run at Kokkos::finalize() (the cache holds views, which must go before it).
 void clear_at_finalize(std::function<void()> clear);
@@ -68,9 +51,9 @@ class AnalysisCache {
     using Acc = MatrixAccess<Matrix>;
     const Key key{Acc::row_map(A).data(), Acc::entries(A).data(), Acc::values(A).data(),
                   Acc::num_rows(A),       Acc::num_cols(A),       static_cast<int64_t>(Acc::entries(A).extent(0))};
-    const uint64_t pattern =
-        pattern_signature_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A));
-    const uint64_t values = values_signature_on(exec, Acc::values(A));
+    const CsrSignature signature =
+        csr_signature_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A), Acc::values(A));
+    const uint64_t pattern = signature.pattern, values = signature.values;
     std::lock_guard<std::mutex> lock(mutex_);
     Entry* e = find(key);
     if (!e || e->pattern != pattern) {  // a first call on these views, or their pattern changed in place

@@ -12,6 +12,7 @@
 #include "impl/inspector/RshSparse_reorder_on.hpp"
 #include "impl/inspector/RshSparse_rstile_on.hpp"
 #include "impl/inspector/RshSparse_schedule_on.hpp"
+#include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/inspector/RshSparse_stats_on.hpp"
 
 namespace rsh {
@@ -31,24 +32,6 @@ struct InspectionOf {
   Reorder reorder = Reorder::kNone;                 ///< the row order applied (kAuto's choice when asked for kAuto)
   Partition partition = Partition::kRowStructured;  ///< the partition applied (kAuto's choice when asked for kAuto)
 };
-
-/// Hash of a CSR pattern in the user's order (dimensions, row_map, entries), on `exec`: a sum of one
-/// mixed word per (position, value), so any change of one entry changes it.
-template <class ExecSpace, class RowMap, class Entries>
-uint64_t pattern_signature_on(const ExecSpace& exec, int64_t num_rows, int64_t num_cols, const RowMap& row_map,
-                              const Entries& entries) {
-  uint64_t rows = 0, cols = 0;
-  Kokkos::parallel_reduce(
-      "rsh::inspect::signature_rows", Range64<ExecSpace>(exec, 0, static_cast<int64_t>(row_map.extent(0))),
-      KOKKOS_LAMBDA(const int64_t r, uint64_t& h) { h += mix64(uint64_t(r) << 32 ^ uint64_t(row_map(r))); }, rows);
-  Kokkos::parallel_reduce(
-      "rsh::inspect::signature_entries", Range64<ExecSpace>(exec, 0, static_cast<int64_t>(entries.extent(0))),
-      KOKKOS_LAMBDA(const int64_t k, uint64_t& h) {
-        h += mix64(~(uint64_t(k) << 32) ^ uint64_t(static_cast<uint32_t>(entries(k))));
-      },
-      cols);
-  return mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(rows) + cols;
-}
 
 /// Validates A (throws std::invalid_argument naming `who`), sorts its rows and runs the pipeline on
 /// `exec`; the format lands in exec's memory space. `value_bytes` with Options::allow_tf32

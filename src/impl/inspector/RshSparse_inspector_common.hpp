@@ -96,24 +96,29 @@ Tally tally(const ExecSpace& exec, const char* label, int64_t n, const F& f) {
 /// Visits the distinct columns of up to 8 rows (columns sorted within each row; rows[i] < 0: none) in
 /// increasing order: f(local, i, k, first) for each stored position k of row i whose column is the
 /// local-th distinct one, `first` false for a row's repeats of a column (duplicates share a slot).
-/// Returns the number of distinct columns. One thread merges the 8 rows: linear in their nonzeros.
+/// Returns the number of distinct columns. One thread merges the 8 rows: linear in their nonzeros. Each
+/// row's next column is held in a register, so a step reads only the rows it advances.
 template <class RowMap, class Entries, class F>
 KOKKOS_INLINE_FUNCTION int merge_window_columns(const RowMap& row_map, const Entries& entries, const int* rows,
                                                 const F& f) {
   int64_t pos[8], end[8];
+  int head[8];  // entries(pos[i]), INT_MAX past the row's end (columns are below num_cols <= INT_MAX)
   for (int i = 0; i < 8; ++i) {
     pos[i] = rows[i] >= 0 ? static_cast<int64_t>(row_map(rows[i])) : 0;
     end[i] = rows[i] >= 0 ? static_cast<int64_t>(row_map(rows[i] + 1)) : 0;
+    head[i] = pos[i] < end[i] ? static_cast<int>(entries(pos[i])) : INT_MAX;
   }
   int local = 0;
   while (true) {
-    int col = INT_MAX;
-    for (int i = 0; i < 8; ++i)
-      if (pos[i] < end[i] && entries(pos[i]) < col) col = entries(pos[i]);
+    int col = head[0];
+    for (int i = 1; i < 8; ++i) col = head[i] < col ? head[i] : col;
     if (col == INT_MAX) return local;
     for (int i = 0; i < 8; ++i)
-      for (bool first = true; pos[i] < end[i] && entries(pos[i]) == col; ++pos[i], first = false)
+      for (bool first = true; head[i] == col; first = false) {
         f(local, i, pos[i], first);
+        ++pos[i];
+        head[i] = pos[i] < end[i] ? static_cast<int>(entries(pos[i])) : INT_MAX;
+      }
     ++local;
   }
 }

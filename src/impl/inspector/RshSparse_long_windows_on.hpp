@@ -171,23 +171,67 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
   return lw;
 }
 
-/// f(w, local, i, k, first) for every stored entry k of row slot i of windows 0 .. num_windows - 1, `local`
-/// its column's rank in window w and `first` false for a row's repeats of a column (as merge_window_columns
-/// visits them; here in no particular order, so f must not depend on it). `lw` are the long windows.
-template <class ExecSpace, class Windows, class F>
-void for_each_window_entry(const ExecSpace& exec, const char* label,
-                           const SortedCrs<typename ExecSpace::memory_space>& A, const Windows& windows,
-                           int64_t num_windows, const LongWindows<typename ExecSpace::memory_space>& lw, const F& f) {
+/// The rank of every stored entry's column in its window, for a window list: short windows' entries in
+/// `rank` (indexed by position in A), long windows' in `lw`.
+template <class MemorySpace>
+struct WindowRanks {
+  View1<int, MemorySpace> rank;  ///< per stored entry of a short window's rows (others unset)
+  LongWindows<MemorySpace> lw;
+};
+
+/// Ranks the columns of windows 0 .. num_windows - 1 of sorted A: each short window merged once, on one
+/// thread, long ones an entry a thread; on_distinct(w, distinct columns of window w) for every window.
+/// The passes that then visit the entries (for_each_window_entry) read the ranks instead of merging again.
+template <class ExecSpace, class Windows, class OnDistinct>
+WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& exec,
+                                                              const SortedCrs<typename ExecSpace::memory_space>& A,
+                                                              const Windows& windows, int64_t num_windows,
+                                                              const OnDistinct& on_distinct) {
+  using Mem = typename ExecSpace::memory_space;
+  WindowRanks<Mem> out;
+  out.lw = long_windows_on(exec, A, windows, num_windows);
+  out.rank = View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::window_ranks::rank"), A.nnz);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
+  const auto rank = out.rank;
   Kokkos::parallel_for(
-      label, Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
+      "rsh::inspect::rank_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
         int rows[8];
         windows(w, rows);
         if (window_nnz(row_map, rows) > kLongWindowNnz) return;
-        merge_window_columns(row_map, entries, rows,
-                             [&](int local, int i, int64_t k, bool first) { f(w, local, i, k, first); });
+        on_distinct(
+            w, merge_window_columns(row_map, entries, rows, [&](int local, int, int64_t k, bool) { rank(k) = local; }));
       });
+  const LongWindows<Mem> lw = out.lw;
+  Kokkos::parallel_for(
+      "rsh::inspect::rank_long_windows", Range64<ExecSpace>(exec, 0, lw.count()),
+      KOKKOS_LAMBDA(const int64_t l) { on_distinct(lw.window(l), lw.distinct(l)); });
+  return out;
+}
+
+/// f(w, local, i, k, first) for every stored entry k of row slot i of windows 0 .. num_windows - 1, `local`
+/// its column's rank in window w and `first` false for a row's repeats of a column (as merge_window_columns
+/// visits them; here in no particular order, so f must not depend on it): a thread a row of a short window,
+/// an entry a thread in long ones. `ranks` from window_ranks_on over the same windows.
+template <class ExecSpace, class Windows, class F>
+void for_each_window_entry(const ExecSpace& exec, const char* label,
+                           const SortedCrs<typename ExecSpace::memory_space>& A, const Windows& windows,
+                           int64_t num_windows, const WindowRanks<typename ExecSpace::memory_space>& ranks,
+                           const F& f) {
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  const auto rank = ranks.rank;
+  Kokkos::parallel_for(
+      label, Range64<ExecSpace>(exec, 0, 8 * num_windows), KOKKOS_LAMBDA(const int64_t s) {
+        const int64_t w = s / 8;
+        const int i = static_cast<int>(s % 8);
+        int rows[8];
+        windows(w, rows);
+        if (rows[i] < 0 || window_nnz(row_map, rows) > kLongWindowNnz) return;
+        const int64_t begin = row_map(rows[i]), end = row_map(rows[i] + 1);
+        for (int64_t k = begin; k < end; ++k) f(w, rank(k), i, k, k == begin || entries(k - 1) != entries(k));
+      });
+  const LongWindows<typename ExecSpace::memory_space> lw = ranks.lw;
   Kokkos::parallel_for(
       label, Range64<ExecSpace>(exec, 0, lw.elements()), KOKKOS_LAMBDA(const int64_t e) {
         int rows[8];

@@ -1,10 +1,11 @@
 #pragma once
 // RS-Tile + CSR residual (DESIGN section 3) built on the inspector's
 // execution space from a partition: a thread a window merges its 8 sorted
-// rows into the window's compacted columns (to count, to fill, to place the
-// values), or a thread an entry ranks them in long windows, or (one entry
-// per tile column) a thread an entry ranks it among the window's entries; a
-// thread a residual row copies it.
+// rows once into the window's compacted columns, keeping each entry's rank,
+// and passes a row a thread fill the tiles and place the values from those
+// ranks (a thread an entry in long windows); or (one entry per tile column)
+// a thread an entry ranks it among the window's entries; a thread a
+// residual row copies it.
 #include <string>
 
 #include "impl/RshSparse_rstile_impl.hpp"
@@ -40,29 +41,25 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto window_rows = roles.window_rows;
 
   // Tiles of each window and their offsets. Compacted columns: short windows merged a window a thread,
-  // long ones ranked an entry a thread (long_windows_on). One entry per tile column: an entry a thread.
+  // long ones ranked an entry a thread (window_ranks_on). One entry per tile column: as many tile columns
+  // as entries.
   const ListedWindows<Mem> windows{window_rows};
   const bool ranked = roles.one_entry_per_column;
-  const LongWindows<Mem> lw = ranked ? LongWindows<Mem>{} : long_windows_on(exec, tiled, windows, W);
   const View1<int64_t, Mem> slot = ranked ? window_slots_on(exec, tiled.num_rows, window_rows) : View1<int64_t, Mem>{};
   p.window_tile_offset = typename Pattern::template View1<int>("rsh::window_tile_offset", W + 1);
   const auto window_tile_offset = p.window_tile_offset;
-  Kokkos::parallel_for(
-      "rsh::inspect::count_tiles", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        int rows[8];
-        windows(w, rows);
-        const int64_t nz = window_nnz(row_map, rows);
-        if (ranked) {
-          window_tile_offset(w) = static_cast<int>((nz + 7) / 8);
-          return;
-        }
-        if (nz > kLongWindowNnz) return;
-        const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
-        window_tile_offset(w) = (distinct + 7) / 8;
-      });
-  Kokkos::parallel_for(
-      "rsh::inspect::count_long_tiles", Range64<ExecSpace>(exec, 0, lw.count()),
-      KOKKOS_LAMBDA(const int64_t l) { window_tile_offset(lw.window(l)) = (lw.distinct(l) + 7) / 8; });
+  WindowRanks<Mem> ranks;
+  if (ranked)
+    Kokkos::parallel_for(
+        "rsh::inspect::count_tiles", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+          int rows[8];
+          windows(w, rows);
+          window_tile_offset(w) = static_cast<int>((window_nnz(row_map, rows) + 7) / 8);
+        });
+  else
+    ranks = window_ranks_on(
+        exec, tiled, windows, W,
+        KOKKOS_LAMBDA(const int64_t w, const int distinct) { window_tile_offset(w) = (distinct + 7) / 8; });
   const int T = checked(8 * exclusive_scan(
                                 exec, "rsh::inspect::tile_offsets", W, window_tile_offset,
                                 KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); }),
@@ -98,7 +95,7 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
     if (ranked)
       for_each_ranked_entry(exec, label, tiled, window_rows, slot, f);
     else
-      for_each_window_entry(exec, label, tiled, windows, W, lw, f);
+      for_each_window_entry(exec, label, tiled, windows, W, ranks, f);
   };
   visit("rsh::inspect::fill_tiles", place);
   const int64_t tile_nnz = exclusive_scan(
