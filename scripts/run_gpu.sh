@@ -12,6 +12,10 @@
 #                                                             scripts/sddmm_summary.py's table)
 #        scripts/run_gpu.sh OUT_DIR kokkos [benchmark args...]   (rsh_kokkos_benchmark: kokkos.json, and
 #                                                             scripts/kokkos_summary.py's tables)
+#        scripts/run_gpu.sh OUT_DIR kernel-times [benchmark args...]  (rsh_kokkos_benchmark under the Kokkos Tools
+#                                                             library of scripts/kokkos_kernel_times.cpp: each
+#                                                             Kokkos kernel label's count and total ms, fenced, in
+#                                                             kernel_times.txt; for the inspector's phases)
 #        scripts/run_gpu.sh OUT_DIR host [benchmark args...]     (rsh_host_benchmark on the node's cores: host.json,
 #                                                             scripts/host_summary.py's table)
 #        scripts/run_gpu.sh OUT_DIR suite 1|2 [benchmark args...]   (the default suite at N = 128 with cuSPARSE,
@@ -133,6 +137,13 @@ if [[ $what == kokkos ]]; then
     --benchmark_min_time=0.01 "$@" > "$out/kokkos.log" 2> "$out/kokkos.err" || status=1
   tail -3 "$out/kokkos.err"
   python3 scripts/kokkos_summary.py "$out/kokkos.json" | tee "$out/kokkos_summary.md" | tail -30
+fi
+if [[ $what == kernel-times ]]; then
+  echo "== Kokkos kernel times under rsh_kokkos_benchmark $*"
+  KOKKOS_TOOLS_LIBS=$PWD/$dev/lib/libkokkos_kernel_times.so $dev/bin/rsh_kokkos_benchmark \
+    --benchmark_out="$out/kernel_times.json" --benchmark_out_format=json --benchmark_min_time=0.01 "$@" \
+    > "$out/kernel_times.log" 2> "$out/kernel_times.txt" || status=1
+  grep -A25 "^kokkos_kernel_times" "$out/kernel_times.txt"
 fi
 if [[ $what == sddmm ]]; then
   echo "== SDDMM benchmark $*"

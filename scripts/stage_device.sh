@@ -36,6 +36,8 @@ for bin in .device/bin/*; do
   ldd "$bin" | awk '$3 ~ /^\// && $1 ~ /trilinos|benchmark|gomp/ {print $3}'
 done | sort -u | while read -r lib; do cp -L "$lib" .device/lib/; done
 strip .device/bin/*
+# The Kokkos Tools library that times labelled kernels (run_gpu.sh kernel-times).
+g++ -O2 -shared -fPIC -std=c++17 -o .device/lib/libkokkos_kernel_times.so scripts/kokkos_kernel_times.cpp
 tar -C .device -cJf .device/bin.tar.xz bin lib && rm -rf .device/bin .device/lib
 shared=../shared/matrices
 if [ -d "$shared" ]; then

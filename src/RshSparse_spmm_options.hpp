@@ -141,6 +141,12 @@ struct Tuning {
   /// offsets and work items are 32-bit, and a panel of 2^30 stays clear of that with room for padding.
   /// In [1, kMaxPanelNnz]; a row longer than a panel is rejected.
   int64_t max_panel_nnz = kMaxPanelNnz;
+  /// Row windows of more nonzeros than this have their distinct columns ranked an entry a thread (binary
+  /// searches in the window's rows) instead of merged by one thread. On a GPU one thread merging a window of
+  /// hub rows would be the whole inspection's critical path; on host spaces the merge, linear in the
+  /// window's nonzeros, does less work than a few binary searches an entry. -1: the execution space's
+  /// choice (2048 on GPUs, no window on host spaces); else >= 0.
+  int64_t long_window_nnz = -1;
   /// The CUDA backend's SDDMM kernels (the portable backends have one).
   SddmmKernels sddmm_kernels = SddmmKernels::kAuto;
 };

@@ -240,9 +240,22 @@ TEST(RsTileBuilder, ReorderedMatricesEveryPartition) {
     }
 }
 
-// Windows of more than kLongWindowNnz nonzeros rank their columns an entry a
-// thread instead of merging on one thread: hub rows of a power-law graph, and
-// rows of hundreds of unsorted entries with duplicates, beside short windows.
+/// Two formats alike in every view the RS-Tile builder writes.
+bool same_format(const HostPattern& a, const HostPattern& b) {
+  auto same = [](const auto& x, const auto& y) {
+    return x.extent(0) == y.extent(0) && std::equal(x.data(), x.data() + x.extent(0), y.data());
+  };
+  return same(a.window_rows, b.window_rows) && same(a.window_tile_offset, b.window_tile_offset) &&
+         same(a.tile_cols, b.tile_cols) && same(a.tile_bitmap, b.tile_bitmap) &&
+         same(a.tile_val_offset, b.tile_val_offset) && same(a.res_rows, b.res_rows) && same(a.res_ptr, b.res_ptr) &&
+         same(a.res_cols, b.res_cols) && same(a.value_dest, b.value_dest);
+}
+
+// Windows of more than Tuning::long_window_nnz nonzeros rank their columns an
+// entry a thread instead of merging on one thread: hub rows of a power-law
+// graph, and rows of hundreds of unsorted entries with duplicates, beside short
+// windows; with the GPU's threshold (kLongWindowNnz) and the host's default (no
+// long window), the same format.
 TEST(RsTileBuilder, LongWindowsOfHubRows) {
   const uint64_t seed = rsh::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -257,7 +270,11 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
     ASSERT_GT(longest, rsh::impl::kLongWindowNnz);
     for (rsh::Partition part : kAllPartitions) {
       SCOPED_TRACE(rsh::partition_name(part));
-      const HostPattern p = check_invariants(*A, options(part, 3, 5));
+      rsh::Options gpu_threshold = options(part, 3, 5);
+      gpu_threshold.tuning.long_window_nnz = rsh::impl::kLongWindowNnz;
+      const HostPattern p = check_invariants(*A, gpu_threshold);
+      const HostPattern merged = check_invariants(*A, options(part, 3, 5));
+      EXPECT_TRUE(same_format(p, merged));
       // Stats of the natural windows count the same distinct columns as a plain count.
       int64_t distinct = 0;
       for (int64_t w = 0; 8 * w < A->num_rows; ++w) {
@@ -265,8 +282,10 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
                                  A->entries.begin() + A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)]);
         distinct += static_cast<int64_t>(cols.size());
       }
-      const auto stats = rsh::impl::inspect(*A, options(part, 3, 5), "test").stats;
-      EXPECT_DOUBLE_EQ(stats.mean_window_distinct_cols, double(distinct) / double((A->num_rows + 7) / 8));
+      for (const rsh::Options& o : {gpu_threshold, options(part, 3, 5)}) {
+        const auto stats = rsh::impl::inspect(*A, o, "test").stats;
+        EXPECT_DOUBLE_EQ(stats.mean_window_distinct_cols, double(distinct) / double((A->num_rows + 7) / 8));
+      }
     }
   }
 }

@@ -160,7 +160,8 @@ TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
     }
 }
 
-// Hub rows make windows longer than kLongWindowNnz, whose columns are ranked an entry a thread.
+// Hub rows make windows longer than kLongWindowNnz, whose columns are ranked an entry a thread where
+// Tuning::long_window_nnz says so (by default on GPUs, not on host spaces).
 TYPED_TEST_P(SpmmTest, LongWindowsOfHubRows) {
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -168,12 +169,15 @@ TYPED_TEST_P(SpmmTest, LongWindowsOfHubRows) {
   const auto unsorted = shuffled_with_duplicates(random_crs(40, 6000, 2500, seed + 1), seed);  // long rows
   for (const impl::HostCrs* A : {&rmat, &unsorted})
     for (Partition p : kAllPartitions)
-      for (Reorder r : {Reorder::kNone, Reorder::kMinHash}) {
-        Options o = options(p, 3, 8);
-        o.reorder = r;
-        SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r));
-        this->check(*A, 5, 1.0, 0.5, o);
-      }
+      for (Reorder r : {Reorder::kNone, Reorder::kMinHash})
+        for (int64_t long_window_nnz : {int64_t(-1), impl::kLongWindowNnz}) {
+          Options o = options(p, 3, 8);
+          o.reorder = r;
+          o.tuning.long_window_nnz = long_window_nnz;
+          SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r) + " long_window_nnz " +
+                       std::to_string(long_window_nnz));
+          this->check(*A, 5, 1.0, 0.5, o);
+        }
 }
 
 // Options::deterministic: no split work items (the only ones that add with atomics) even where the

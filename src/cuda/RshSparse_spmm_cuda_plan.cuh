@@ -547,9 +547,10 @@ void spmm_view(const PlanView<T>& d, Accum<T> alpha, const T* B, int64_t ldb, Ac
   if (layout == Layout::kColMajor) {
     // Column-major B and C (see transpose_kernel): through row-major copies, B of `width` features (zero past
     // n) and C as an FP32 result, unless the operands are small enough for the copies' two extra dependent
-    // launches to cost more than the strided elements they save.
+    // launches to cost more than the strided elements they save (column_major_in_place).
     int mode = d.config.column_major;
-    if (mode == 0) mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= kColumnMajorInPlaceBytes ? 1 : 3;
+    if (mode == 0)
+      mode = column_major_in_place(d.num_rows, d.num_cols, d.dense ? 0 : d.res_nnz, n, int(sizeof(T))) ? 1 : 3;
     if (mode > 1) {
       const int width = transposed_width(n);
       StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);

@@ -88,7 +88,8 @@ KOKKOS_INLINE_FUNCTION ResidualCut residual_cut(int64_t len, int piece_nnz, int 
   return {static_cast<int>((len + max_len - 1) / max_len), true};
 }
 
-/// Throws std::invalid_argument unless Options' tuning (work-item bounds, Libra's eta, panel size) is valid.
+/// Throws std::invalid_argument unless Options' tuning (work-item bounds, Libra's eta, panel size, long
+/// windows) is valid.
 inline void check_tuning(const Options& options) {
   const int max_len = options.tuning.max_residual_nnz_per_item, piece = options.tuning.residual_piece_nnz;
   if (options.tuning.max_tiles_per_item < 1 || max_len < 1 || piece < 0)
@@ -102,6 +103,9 @@ inline void check_tuning(const Options& options) {
   if (options.tuning.max_panel_nnz < 1 || options.tuning.max_panel_nnz > Experimental::kMaxPanelNnz)
     throw std::invalid_argument("rsh::Options: max_panel_nnz = " + std::to_string(options.tuning.max_panel_nnz) +
                                 " outside [1, 2^30]");
+  if (options.tuning.long_window_nnz < -1)
+    throw std::invalid_argument("rsh::Options: long_window_nnz = " + std::to_string(options.tuning.long_window_nnz) +
+                                " must be >= 0, or -1 for the execution space's choice");
 }
 
 /// Copies every view of a pattern into another memory space.

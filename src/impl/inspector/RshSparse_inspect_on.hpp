@@ -61,7 +61,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
   out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
   phase("validate + sort", out.times.convert);
-  out.stats = stats_on(exec, A);
+  out.stats = stats_on(exec, A, long_window_nnz<ExecSpace>(options));
   phase("statistics", out.times.stats);
 
   const RowOrderOf<Mem> ordered = row_order_on(exec, A, options);
@@ -81,7 +81,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                                     ? nonzero_partition_on(exec, A, order, o)
                                     : partition_on(exec, A, order, o);  // DenseBlocks: all rows residual
     phase("partition", out.times.partition);
-    RsTilePattern<Mem> p = rstile_on(exec, A, roles);
+    RsTilePattern<Mem> p = rstile_on(exec, A, roles, long_window_nnz<ExecSpace>(options));
     phase("RS-Tile build", out.times.build);
     schedule_on(exec, p, o, piece_nnz);
     p.dense_blocks = partition == Partition::kDenseBlocks;

@@ -9,13 +9,25 @@
 // and no earlier position of its row holds it, and a column's rank among the
 // window's distinct columns is the number of owners of smaller columns,
 // read off a scan of the owner flags by a binary search in each row.
+#include <cstdint>
+#include <type_traits>
+
+#include "RshSparse_spmm_options.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 
 namespace rsh {
 namespace impl {
 
-/// Windows with more nonzeros than this are long (merged an entry a thread, not a window a thread).
+/// Windows with more nonzeros than this are long on a GPU (ranked an entry a thread, not merged a window a
+/// thread): Tuning::long_window_nnz's default there.
 constexpr int64_t kLongWindowNnz = 2048;
+
+/// The windows that are long on ExecSpace under `options`: those of more nonzeros than this.
+template <class ExecSpace>
+int64_t long_window_nnz(const Options& options) {
+  if (options.tuning.long_window_nnz >= 0) return options.tuning.long_window_nnz;
+  return std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value ? INT64_MAX : kLongWindowNnz;
+}
 
 /// Window w of the natural order: rows 8w .. 8w + 7 (-1 past the end).
 struct NaturalWindows {
@@ -58,6 +70,7 @@ KOKKOS_INLINE_FUNCTION int64_t lower_bound(const Entries& entries, int64_t lo, i
 /// one row after the other: its "elements"), the rank of its column among the window's distinct columns.
 template <class MemorySpace>
 struct LongWindows {
+  int64_t longer_than = INT64_MAX;     ///< the windows of more nonzeros than this are long
   View1<int64_t, MemorySpace> window;  ///< the long windows' ids, increasing
   View1<int64_t, MemorySpace> offset;  ///< first element of each long window; one past the last at the end
   View1<int64_t, MemorySpace> owners;  ///< owner elements before each element (exclusive scan), one past at the end
@@ -98,13 +111,16 @@ KOKKOS_INLINE_FUNCTION ElementAt element_at(const LongWindows<MemorySpace>& lw, 
   return {lo, -1, -1};  // unreachable for e < elements()
 }
 
-/// Finds the long windows among windows 0 .. num_windows - 1 of sorted A and ranks their elements' columns.
+/// Finds the long windows (more than `longer_than` nonzeros) among windows 0 .. num_windows - 1 of sorted A
+/// and ranks their elements' columns.
 template <class ExecSpace, class Windows>
 LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& exec,
                                                               const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                              const Windows& windows, int64_t num_windows) {
+                                                              const Windows& windows, int64_t num_windows,
+                                                              int64_t longer_than) {
   using Mem = typename ExecSpace::memory_space;
   LongWindows<Mem> lw;
+  lw.longer_than = longer_than;
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   View1<int64_t, Mem> slot(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::slot"), num_windows + 1);
@@ -112,7 +128,7 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
       exec, "rsh::inspect::long_windows", num_windows, slot, KOKKOS_LAMBDA(const int64_t w) {
         int rows[8];
         windows(w, rows);
-        return int64_t(window_nnz(row_map, rows) > kLongWindowNnz);
+        return int64_t(window_nnz(row_map, rows) > longer_than);
       });
   lw.window = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::window"), L);
   lw.offset = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::offset"), L + 1);
@@ -180,16 +196,17 @@ struct WindowRanks {
 };
 
 /// Ranks the columns of windows 0 .. num_windows - 1 of sorted A: each short window merged once, on one
-/// thread, long ones an entry a thread; on_distinct(w, distinct columns of window w) for every window.
+/// thread, long ones (more than `longer_than` nonzeros) an entry a thread; on_distinct(w, distinct columns
+/// of window w) for every window.
 /// The passes that then visit the entries (for_each_window_entry) read the ranks instead of merging again.
 template <class ExecSpace, class Windows, class OnDistinct>
 WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& exec,
                                                               const SortedCrs<typename ExecSpace::memory_space>& A,
                                                               const Windows& windows, int64_t num_windows,
-                                                              const OnDistinct& on_distinct) {
+                                                              int64_t longer_than, const OnDistinct& on_distinct) {
   using Mem = typename ExecSpace::memory_space;
   WindowRanks<Mem> out;
-  out.lw = long_windows_on(exec, A, windows, num_windows);
+  out.lw = long_windows_on(exec, A, windows, num_windows, longer_than);
   out.rank = View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::window_ranks::rank"), A.nnz);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
@@ -198,7 +215,7 @@ WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& e
       "rsh::inspect::rank_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
         int rows[8];
         windows(w, rows);
-        if (window_nnz(row_map, rows) > kLongWindowNnz) return;
+        if (window_nnz(row_map, rows) > longer_than) return;
         on_distinct(
             w, merge_window_columns(row_map, entries, rows, [&](int local, int, int64_t k, bool) { rank(k) = local; }));
       });
@@ -221,13 +238,14 @@ void for_each_window_entry(const ExecSpace& exec, const char* label,
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   const auto rank = ranks.rank;
+  const int64_t longer_than = ranks.lw.longer_than;
   Kokkos::parallel_for(
       label, Range64<ExecSpace>(exec, 0, 8 * num_windows), KOKKOS_LAMBDA(const int64_t s) {
         const int64_t w = s / 8;
         const int i = static_cast<int>(s % 8);
         int rows[8];
         windows(w, rows);
-        if (rows[i] < 0 || window_nnz(row_map, rows) > kLongWindowNnz) return;
+        if (rows[i] < 0 || window_nnz(row_map, rows) > longer_than) return;
         const int64_t begin = row_map(rows[i]), end = row_map(rows[i] + 1);
         for (int64_t k = begin; k < end; ++k) f(w, rank(k), i, k, k == begin || entries(k - 1) != entries(k));
       });
@@ -242,19 +260,19 @@ void for_each_window_entry(const ExecSpace& exec, const char* label,
 }
 
 /// Tiles (distinct columns / 8, rounded up) summed over windows 0 .. num_windows - 1, and the distinct
-/// columns summed.
+/// columns summed; windows of more than `longer_than` nonzeros ranked an entry a thread.
 template <class ExecSpace, class Windows>
 Kokkos::pair<int64_t, int64_t> window_tiles_on(const ExecSpace& exec,
                                                const SortedCrs<typename ExecSpace::memory_space>& A,
-                                               const Windows& windows, int64_t num_windows) {
-  const LongWindows<typename ExecSpace::memory_space> lw = long_windows_on(exec, A, windows, num_windows);
+                                               const Windows& windows, int64_t num_windows, int64_t longer_than) {
+  const LongWindows<typename ExecSpace::memory_space> lw = long_windows_on(exec, A, windows, num_windows, longer_than);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   const Tally shorts = tally(
       exec, "rsh::inspect::window_tiles", num_windows, KOKKOS_LAMBDA(const int64_t w, Tally& t) {
         int rows[8];
         windows(w, rows);
-        if (window_nnz(row_map, rows) > kLongWindowNnz) return;
+        if (window_nnz(row_map, rows) > longer_than) return;
         const int distinct = merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
         t.sum[0] += (distinct + 7) / 8;
         t.sum[1] += distinct;

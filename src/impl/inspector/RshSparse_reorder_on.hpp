@@ -24,7 +24,9 @@ OrderCost order_cost_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
   const auto res_rows = roles.res_rows;
   OrderCost c;
   c.windows = roles.num_windows();
-  c.tiles = window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows).first;
+  c.tiles =
+      window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows, long_window_nnz<ExecSpace>(options))
+          .first;
   c.residual_rows = static_cast<int64_t>(res_rows.extent(0));
   c.residual_nnz =
       tally(

@@ -16,11 +16,13 @@
 namespace rsh {
 namespace impl {
 
-/// The pattern's tiles, residual and value map (no schedule) of a sorted A under `roles`.
+/// The pattern's tiles, residual and value map (no schedule) of a sorted A under `roles`; windows of more
+/// than `longer_than` nonzeros ranked an entry a thread.
 template <class ExecSpace>
 RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
                                                           const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                          const RowRoles<typename ExecSpace::memory_space>& roles) {
+                                                          const RowRoles<typename ExecSpace::memory_space>& roles,
+                                                          int64_t longer_than) {
   using Mem = typename ExecSpace::memory_space;
   using Pattern = RsTilePattern<Mem>;
   auto checked = [](int64_t v, const char* what) {
@@ -58,7 +60,7 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
         });
   else
     ranks = window_ranks_on(
-        exec, tiled, windows, W,
+        exec, tiled, windows, W, longer_than,
         KOKKOS_LAMBDA(const int64_t w, const int distinct) { window_tile_offset(w) = (distinct + 7) / 8; });
   const int T = checked(8 * exclusive_scan(
                                 exec, "rsh::inspect::tile_offsets", W, window_tile_offset,

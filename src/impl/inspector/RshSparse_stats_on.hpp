@@ -7,9 +7,9 @@ namespace rsh {
 namespace impl {
 
 /// Row-length histogram, longest row, empty rows, and the distinct columns and tiles of the natural
-/// 8-row windows, of a sorted A.
+/// 8-row windows, of a sorted A (windows of more than `longer_than` nonzeros ranked an entry a thread).
 template <class ExecSpace>
-MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A) {
+MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A, int64_t longer_than) {
   using Mem = typename ExecSpace::memory_space;
   constexpr int kBuckets = 64;  // lengths below 2^63
   MatrixStats s;
@@ -36,7 +36,7 @@ MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::
 
   s.natural_windows = (A.num_rows + 7) / 8;
   const int64_t n = A.num_rows;
-  const auto windows = window_tiles_on(exec, A, NaturalWindows{n}, s.natural_windows);
+  const auto windows = window_tiles_on(exec, A, NaturalWindows{n}, s.natural_windows, longer_than);
   s.mean_window_distinct_cols = s.natural_windows ? double(windows.second) / double(s.natural_windows) : 0.0;
   s.mean_nnz_per_tile = windows.first ? double(A.nnz) / double(windows.first) : 0.0;
   return s;
