@@ -20,6 +20,7 @@
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
 #include "impl/inspector/RshSparse_signature_on.hpp"
+#include "impl/inspector/RshSparse_sorted_crs.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
@@ -571,6 +572,36 @@ TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {
   A.entries = {3, 1, 3, 0, 2};  // row 0 unsorted with a duplicate column 3
   A.values = {1.0, 2.0, 4.0, 8.0, 16.0};
   for (rsh::Partition part : kAllPartitions) check_invariants(A, options(part));
+}
+
+// The first phase sorts only what needs it: sorted input (empty rows between, a hub row) passes through
+// with no permutation; a row with one descent anywhere, even at its last entry or next to empty rows, is
+// found and sorted, with each position's source kept.
+TEST(SortedCrs, SortsOnlyUnsortedRows) {
+  using rsh::impl::host_array;
+  HostCrs A;
+  A.num_rows = 5, A.num_cols = 3000;
+  A.row_map = {0, 2, 2, 2502, 2502, 2504};
+  A.entries = {4, 9};
+  for (int c = 0; c < 2500; ++c) A.entries.push_back(c);  // row 2: longer than kLongRowNnz, sorted
+  A.entries.push_back(7), A.entries.push_back(8);
+  A.values.assign(A.entries.size(), 1.0);
+  auto sorted = [](const HostCrs& M) {
+    return rsh::impl::sorted_crs(Kokkos::DefaultHostExecutionSpace(), M.num_rows, M.num_cols, host_array(M.row_map),
+                                 host_array(M.entries), static_cast<int64_t>(M.values.size()), "test");
+  };
+  EXPECT_EQ(sorted(A).source.extent(0), 0u) << "sorted input needs no permutation";
+  for (const int64_t k : {int64_t(1), int64_t(2501), int64_t(2503)}) {  // a descent in row 0, 2 or 4
+    HostCrs M = A;
+    std::swap(M.entries[k], M.entries[k - 1]);
+    const auto S = sorted(M);
+    ASSERT_EQ(S.source.extent(0), M.entries.size()) << "descent at " << k;
+    for (int64_t r = 0; r < M.num_rows; ++r)
+      for (int64_t q = S.row_map(r); q < S.row_map(r + 1); ++q) {
+        if (q > S.row_map(r)) EXPECT_LE(S.entries(q - 1), S.entries(q)) << "row " << r;
+        EXPECT_EQ(S.entries(q), M.entries[S.source(q)]);
+      }
+  }
 }
 
 // The hashes that tell a handle-free call whether A changed in place: any one changed row offset, column

@@ -37,6 +37,21 @@ KOKKOS_INLINE_FUNCTION uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
+/// The row of an n-row CSR holding stored entry k: the last r with row_map(r) <= k (empty rows before it
+/// skipped); a binary search.
+template <class RowMap>
+KOKKOS_INLINE_FUNCTION int64_t row_of(const RowMap& row_map, int64_t num_rows, int64_t k) {
+  int64_t lo = 0, hi = num_rows - 1;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (row_map(mid) <= k)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 /// Element i of a view, on the host (a fence on the view's space).
 template <class View>
 typename View::non_const_value_type read_back(const View& v, int64_t i) {

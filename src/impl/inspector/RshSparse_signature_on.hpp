@@ -1,12 +1,14 @@
 #pragma once
 // Hashes of a CSR matrix in the user's order, on the execution space where
 // its views live: the pattern's (dimensions, row_map, entries) and the
-// values'. Each is a sum of one mixed word per (position, content), so a
-// change of any one entry changes it, and a swap of two changes it unless
-// their mixed words collide. Pattern and values are hashed in one pass (one
-// launch and one wait for its total): the handle-free call hashes both on
-// every call.
+// values'. Each is a sum of one mixed 32-bit word per (position, content
+// word), so a change of any one entry changes it, and a swap of two changes
+// it unless their mixed words collide. Pattern and values are hashed in one
+// pass (one launch and one wait for its total) with 32-bit mixing: the
+// handle-free call hashes both on every call, and that pass should cost
+// about one read of A.
 #include <algorithm>
+#include <cstring>
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
 
@@ -23,24 +25,47 @@ struct SignatureSums {
   uint64_t rows, entries, values;
 };
 
+/// murmur3's 32-bit finaliser: 32-bit multiplies, which GPUs run natively (a 64-bit one is several).
+KOKKOS_INLINE_FUNCTION uint32_t mix32(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  return x ^ (x >> 16);
+}
+
+/// One mixed word for a 32-bit `word` at `position`: a bijection of the word for a fixed position, so a
+/// change of any one word changes the sum; `salt` keeps the three sums' words apart.
+KOKKOS_INLINE_FUNCTION uint64_t position_term(int64_t position, uint32_t word, uint32_t salt) {
+  return mix32(word + (static_cast<uint32_t>(position) ^ salt) * 0x9E3779B9u);
+}
+
 template <class RowMap, class Entries, class Values>
 struct SignatureFunctor {
   using value_type = SignatureSums;
+  using Scalar = typename Values::non_const_value_type;
   RowMap row_map;
   Entries entries;
   Values values;  ///< extent 0: the values are not hashed
 
+  /// The 32-bit words of a 64-bit offset (the high one only where it is not zero, as for most matrices).
+  KOKKOS_INLINE_FUNCTION static uint64_t offset_term(int64_t r, uint64_t offset) {
+    const uint64_t low = position_term(r, static_cast<uint32_t>(offset), 0x1234567u);
+    return offset >> 32 ? low + position_term(r, static_cast<uint32_t>(offset >> 32), 0x89abcdefu) : low;
+  }
+
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& s) const {
-    if (i < static_cast<int64_t>(row_map.extent(0))) s.rows += mix64(uint64_t(i) << 32 ^ uint64_t(row_map(i)));
+    if (i < static_cast<int64_t>(row_map.extent(0))) s.rows += offset_term(i, static_cast<uint64_t>(row_map(i)));
     if (i < static_cast<int64_t>(entries.extent(0)))
-      s.entries += mix64(~(uint64_t(i) << 32) ^ uint64_t(static_cast<uint32_t>(entries(i))));
+      s.entries += position_term(i, static_cast<uint32_t>(entries(i)), 0x2545f491u);
     if (i < static_cast<int64_t>(values.extent(0))) {
-      union {
-        double d;
-        uint64_t u;
-      } bits;
-      bits.d = static_cast<double>(values(i));  // every scalar's bits in one width
-      s.values += mix64(bits.u + uint64_t(i) * 0x9E3779B97F4A7C15ULL);
+      // The scalar's own bits (any scalar type), one or two 32-bit words.
+      const Scalar v = values(i);
+      uint32_t words[2] = {0, 0};
+      static_assert(sizeof(Scalar) <= sizeof(words), "rsh: values of at most 64 bits");
+      memcpy(words, &v, sizeof(Scalar));
+      s.values += position_term(i, words[0], 0x6a09e667u);
+      if (sizeof(Scalar) > 4) s.values += position_term(i, words[1], 0xbb67ae85u);
     }
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& s) const { s.rows = s.entries = s.values = 0; }

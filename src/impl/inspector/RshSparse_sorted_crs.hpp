@@ -105,16 +105,21 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
                                 std::to_string(static_cast<int64_t>(read_back(user_entries, k))) + " at position " +
                                 std::to_string(k) + " outside [0, " + std::to_string(num_cols) + ")");
   }
-  auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
-    for (int64_t k = row_map(r) + 1; k < row_map(r + 1); ++k)
-      if (entries(k) < entries(k - 1)) return true;
-    return false;
-  };
+  // Rows whose columns ever decrease, found an entry a thread (a row a thread would walk a hub row of a
+  // power-law graph alone): a decrease at k inside a row (not at its first entry) marks the row.
+  const View1<char, Mem> unsorted("rsh::sorted::unsorted", n);
   const Tally order = tally(
-      exec, "rsh::inspect::find_unsorted", n,
-      KOKKOS_LAMBDA(const int64_t r, Tally& t) { t.sum[0] += unsorted_row(r); });
+      exec, "rsh::inspect::find_unsorted", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
+        if (k == 0 || entries(k) >= entries(k - 1)) return;
+        const int64_t r = row_of(row_map, n, k);
+        if (row_map(r) == k) return;  // k starts its row
+        unsorted(r) = 1;              // (every thread that finds row r stores the same)
+        t.sum[0] += 1;
+      });
+  auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
+    return unsorted(r) != 0;
+  };
   if (order.sum[0] == 0) return A;
-
   // Unsorted rows: (column, user position) sorted by column. Short rows on one thread each; long ones (hub
   // rows, whose heap sort on one thread would be the phase's critical path) in one global sort of
   // (row, column) keys, which leaves each row's entries in its own range.

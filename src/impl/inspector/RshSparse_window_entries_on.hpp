@@ -36,15 +36,8 @@ struct EntryAt {
 
 template <class RowMap, class Slots>
 KOKKOS_INLINE_FUNCTION EntryAt entry_at(const RowMap& row_map, const Slots& slot, int64_t num_rows, int64_t k) {
-  int64_t lo = 0, hi = num_rows - 1;  // the last row r with row_map(r) <= k (empty rows before it skipped)
-  while (lo < hi) {
-    const int64_t mid = (lo + hi + 1) / 2;
-    if (row_map(mid) <= k)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return {lo, slot(lo)};
+  const int64_t r = row_of(row_map, num_rows, k);
+  return {r, slot(r)};
 }
 
 /// How the entries of one window's rows compare with one column: entries of smaller columns in all rows,
