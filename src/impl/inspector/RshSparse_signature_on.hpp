@@ -54,18 +54,25 @@ struct SignatureFunctor {
     return offset >> 32 ? low + position_term(r, static_cast<uint32_t>(offset >> 32), 0x89abcdefu) : low;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& s) const {
-    if (i < static_cast<int64_t>(row_map.extent(0))) s.rows += offset_term(i, static_cast<uint64_t>(row_map(i)));
-    if (i < static_cast<int64_t>(entries.extent(0)))
-      s.entries += position_term(i, static_cast<uint32_t>(entries(i)), 0x2545f491u);
-    if (i < static_cast<int64_t>(values.extent(0))) {
-      // The scalar's own bits (any scalar type), one or two 32-bit words.
-      const Scalar v = values(i);
-      uint32_t words[2] = {0, 0};
-      static_assert(sizeof(Scalar) <= sizeof(words), "rsh: values of at most 64 bits");
-      memcpy(words, &v, sizeof(Scalar));
-      s.values += position_term(i, words[0], 0x6a09e667u);
-      if (sizeof(Scalar) > 4) s.values += position_term(i, words[1], 0xbb67ae85u);
+  /// Elements an index hashes: several independent loads in flight a thread, where one element a thread
+  /// left the pass below the memory's bandwidth.
+  static constexpr int kPerIndex = 4;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t index, value_type& s) const {
+    for (int j = 0; j < kPerIndex; ++j) {
+      const int64_t i = index * kPerIndex + j;
+      if (i < static_cast<int64_t>(row_map.extent(0))) s.rows += offset_term(i, static_cast<uint64_t>(row_map(i)));
+      if (i < static_cast<int64_t>(entries.extent(0)))
+        s.entries += position_term(i, static_cast<uint32_t>(entries(i)), 0x2545f491u);
+      if (i < static_cast<int64_t>(values.extent(0))) {
+        // The scalar's own bits (any scalar type), one or two 32-bit words.
+        const Scalar v = values(i);
+        uint32_t words[2] = {0, 0};
+        static_assert(sizeof(Scalar) <= sizeof(words), "rsh: values of at most 64 bits");
+        memcpy(words, &v, sizeof(Scalar));
+        s.values += position_term(i, words[0], 0x6a09e667u);
+        if (sizeof(Scalar) > 4) s.values += position_term(i, words[1], 0xbb67ae85u);
+      }
     }
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& s) const { s.rows = s.entries = s.values = 0; }
@@ -80,9 +87,11 @@ CsrSignature csr_signature_on(const ExecSpace& exec, int64_t num_rows, int64_t n
                               const Entries& entries, const Values& values) {
   const int64_t n = std::max({static_cast<int64_t>(row_map.extent(0)), static_cast<int64_t>(entries.extent(0)),
                               static_cast<int64_t>(values.extent(0))});
+  using Functor = SignatureFunctor<RowMap, Entries, Values>;
   SignatureSums sums{0, 0, 0};
-  Kokkos::parallel_reduce("rsh::spmm::signature", Range64<ExecSpace>(exec, 0, n),
-                          SignatureFunctor<RowMap, Entries, Values>{row_map, entries, values}, sums);
+  Kokkos::parallel_reduce("rsh::spmm::signature",
+                          Range64<ExecSpace>(exec, 0, (n + Functor::kPerIndex - 1) / Functor::kPerIndex),
+                          Functor{row_map, entries, values}, sums);
   CsrSignature out;
   out.pattern =
       mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(sums.rows) + sums.entries;
