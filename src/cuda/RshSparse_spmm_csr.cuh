@@ -198,7 +198,7 @@ void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t
   view.scale_rows = scale_rows.get(), view.num_scale_rows = totals.atomic_rows;
   static const int64_t wave_ctas = residual_wave_ctas<T>();
   view.residual_wave_ctas = wave_ctas;
-  spmm_view<T, OutT>(view, A.nnz, alpha, B, ldb, beta, C, ldc, n, layout, stream);
+  spmm_view<T, OutT>(view, alpha, B, ldb, beta, C, ldc, n, layout, stream);
 }
 
 }  // namespace cuda

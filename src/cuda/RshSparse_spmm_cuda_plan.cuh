@@ -540,17 +540,16 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
 
 namespace detail {
 
-/// The multiply on a view, B and C in either layout (the checks of SpmmPlan::spmm done); `residual_nnz`: the
-/// view's nonzeros on CUDA cores (res_cols' length; 0 for dense blocks).
+/// The multiply on a view, B and C in either layout (the checks of SpmmPlan::spmm done).
 template <class T, class OutT>
-void spmm_view(const PlanView<T>& d, int64_t residual_nnz, Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta,
-               OutT* C, int64_t ldc, int n, Layout layout, cudaStream_t stream) {
+void spmm_view(const PlanView<T>& d, Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, OutT* C, int64_t ldc,
+               int n, Layout layout, cudaStream_t stream) {
   if (layout == Layout::kColMajor) {
     // Column-major B and C (see transpose_kernel): through row-major copies, B of `width` features (zero past
     // n) and C as an FP32 result, unless the operands are small enough for the copies' two extra dependent
-    // launches to cost more than the strided elements they save (column_major_in_place).
+    // launches to cost more than the strided elements they save.
     int mode = d.config.column_major;
-    if (mode == 0) mode = column_major_in_place(d.num_rows, d.num_cols, residual_nnz, n, int(sizeof(T))) ? 1 : 3;
+    if (mode == 0) mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= kColumnMajorInPlaceBytes ? 1 : 3;
     if (mode > 1) {
       const int width = transposed_width(n);
       StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
@@ -585,7 +584,7 @@ void SpmmPlan<T>::spmm(Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, O
                        Layout layout, cudaStream_t stream) const {
   detail::check_dense_args(d_->num_rows, d_->num_cols, B, ldb, C, ldc, n, layout);
   if (n == 0 || d_->num_rows == 0) return;
-  detail::spmm_view<T, OutT>(*d_, d_->dense ? 0 : d_->res_nnz, alpha, B, ldb, beta, C, ldc, n, layout, stream);
+  detail::spmm_view<T, OutT>(*d_, alpha, B, ldb, beta, C, ldc, n, layout, stream);
 }
 
 }  // namespace cuda

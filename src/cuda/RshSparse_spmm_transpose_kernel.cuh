@@ -28,18 +28,6 @@ constexpr int kTransposeRows = 8;   ///< thread rows of a CTA (32 x 8 threads, 4
 /// 0.5 MB on it lost on every layer of 90% sparsity and up (x1.6-8.5).
 constexpr int64_t kColumnMajorInPlaceBytes = int64_t(256) << 10;
 
-/// ... and the CUDA-core residual gathers at most this many strided elements of B (its nonzeros x n) in
-/// place: each is a 32-byte sector of its own, and past this many on the H100 the copies cost less than the
-/// sectors they save (a layer's series of sparsities, FP32; perf_tests/results/h100_2026-11-26b.md).
-constexpr int64_t kColumnMajorInPlaceGathers = int64_t(4096) * 128;
-
-/// Whether column-major B and C of a plan of rows x cols with `residual_nnz` CUDA-core nonzeros (not dense
-/// blocks) are read and written in place, or through row-major copies.
-inline bool column_major_in_place(int64_t rows, int64_t cols, int64_t residual_nnz, int n, int element_bytes) {
-  return (rows + cols) * n * element_bytes <= kColumnMajorInPlaceBytes &&
-         residual_nnz * n <= kColumnMajorInPlaceGathers;
-}
-
 /// Features of a row-major copy: n rounded up to 8, so that its rows are whole 16-byte vectors.
 inline int transposed_width(int n) {
   return (n + 7) / 8 * 8;
