@@ -68,11 +68,23 @@ void kokkosp_finalize_library() {
     std::fprintf(stderr, "%12.3f %10lld  %s\n", t.ms, static_cast<long long>(t.count), name.c_str());
 }
 
-void kokkosp_begin_parallel_for(const char* name, const uint32_t, uint64_t* id) { begin("for", name, id); }
-void kokkosp_end_parallel_for(const uint64_t id) { end(id); }
-void kokkosp_begin_parallel_reduce(const char* name, const uint32_t, uint64_t* id) { begin("reduce", name, id); }
-void kokkosp_end_parallel_reduce(const uint64_t id) { end(id); }
-void kokkosp_begin_parallel_scan(const char* name, const uint32_t, uint64_t* id) { begin("scan", name, id); }
-void kokkosp_end_parallel_scan(const uint64_t id) { end(id); }
+void kokkosp_begin_parallel_for(const char* name, const uint32_t, uint64_t* id) {
+  begin("for", name, id);
+}
+void kokkosp_end_parallel_for(const uint64_t id) {
+  end(id);
+}
+void kokkosp_begin_parallel_reduce(const char* name, const uint32_t, uint64_t* id) {
+  begin("reduce", name, id);
+}
+void kokkosp_end_parallel_reduce(const uint64_t id) {
+  end(id);
+}
+void kokkosp_begin_parallel_scan(const char* name, const uint32_t, uint64_t* id) {
+  begin("scan", name, id);
+}
+void kokkosp_end_parallel_scan(const uint64_t id) {
+  end(id);
+}
 
 }  // extern "C"
