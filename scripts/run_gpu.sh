@@ -48,9 +48,11 @@ if [[ $what == tests || $what == all ]]; then
   $dev/bin/rsh_unit_tests --gtest_brief=1 2>&1 | tee "$out/host_tests.log" | tail -5 || status=1
 fi
 if [[ $what == sanitize || $what == all ]]; then
-  # Every GPU test under each tool, the binary split into gtest shards run side by side on the one GPU (the
-  # tools' cost is mostly on the host). RSH_SANITIZER_SHARDS sets the split (default 4), RSH_SANITIZER_FIRST
-  # and RSH_SANITIZER_LAST the shards this call runs (default: all), so that a slow tool spans several calls;
+  # Every GPU test under each tool, the binary split into gtest shards (the tools' cost is mostly on the
+  # host): a pool of one shard a core runs them, each on GPU (shard mod the node's GPUs), so that a node of
+  # several GPUs shares the work and a long shard does not hold up the rest. RSH_SANITIZER_SHARDS sets the
+  # split (default 4), RSH_SANITIZER_FIRST and RSH_SANITIZER_LAST the shards this call runs (default: all),
+  # so that a slow tool spans several calls; RSH_SANITIZER_JOBS the shards run at once (default: the cores);
   # RSH_SANITIZER_TIMEOUT (seconds) stops a shard that runs longer (its log shows how far it got). Each
   # tool's logs come back packed in <tool>_logs.tar.gz.
   # The > 2^31-nonzero test is left out unless GTEST_FILTER names it: its kernels are the other tests' at a
@@ -64,6 +66,8 @@ if [[ $what == sanitize || $what == all ]]; then
   [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
   shards=${RSH_SANITIZER_SHARDS:-4}
   first=${RSH_SANITIZER_FIRST:-0}; last=${RSH_SANITIZER_LAST:-$((shards - 1))}
+  jobs=${RSH_SANITIZER_JOBS:-$(nproc)}; (( jobs > last - first + 1 )) && jobs=$((last - first + 1))
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); (( gpus > 0 )) || gpus=1
   export GTEST_FILTER=${GTEST_FILTER:-*-CudaHugeMatrix.*}
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   for tool in ${tools//,/ }; do
@@ -72,18 +76,23 @@ if [[ $what == sanitize || $what == all ]]; then
       racecheck-kokkos) flags=(--tool racecheck --kernel-name kns=cuda_parallel_launch --racecheck-detect-level error) ;;
       *) flags=(--tool "$tool") ;;
     esac
-    echo "== compute-sanitizer $tool: rsh_cuda_tests shards $first-$last of $shards ($sanitizer ${flags[*]})"
-    pids=()
-    for ((s = first; s <= last; ++s)); do
-      # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
-      # every test's line is kept, so that a run cut short shows how far it got.
-      OMP_NUM_THREADS=$(( $(nproc) / (last - first + 1) > 0 ? $(nproc) / (last - first + 1) : 1 )) \
-        OMP_PROC_BIND=false GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s \
+    echo "== compute-sanitizer $tool: rsh_cuda_tests shards $first-$last of $shards, $jobs at once on $gpus GPUs" \
+      "($sanitizer ${flags[*]})"
+    # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
+    # every test's line is kept, so that a run cut short shows how far it got.
+    run_shard() {
+      OMP_NUM_THREADS=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 )) OMP_PROC_BIND=false \
+        CUDA_VISIBLE_DEVICES=$(( $1 % gpus )) GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$1 \
         timeout "${RSH_SANITIZER_TIMEOUT:-0}" "$sanitizer" "${flags[@]}" --error-exitcode 3 $dev/bin/rsh_cuda_tests \
-        > "$out/${tool}_$s.log" 2>&1 &
-      pids+=($!)
+        > "$out/${tool}_$1.log" 2>&1
+    }
+    running=0
+    for ((s = first; s <= last; ++s)); do
+      if (( running == jobs )); then wait -n || status=1; running=$((running - 1)); fi
+      run_shard $s &
+      running=$((running + 1))
     done
-    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    while (( running > 0 )); do wait -n || status=1; running=$((running - 1)); done
     grep -hE "SUMMARY|tests? ran|PASSED|FAILED" "$out/${tool}"_*.log | sort | uniq -c
     echo "tests finished: $(cat "$out/${tool}"_*.log | grep -cE '^\[ +(OK|FAILED) +\]')"
     tar -C "$out" -czf "$out/${tool}_logs.tar.gz" $(cd "$out" && ls "${tool}"_*.log) && rm -f "$out/${tool}"_*.log
