@@ -15,7 +15,7 @@
 // rsh against rsh_raw is the Kokkos path's overhead. Times are device times per call (bench::timed_calls,
 // B/C rotated past L2, gated by default); counter host_us is the host time to enqueue a call; inspect_ms
 // is the handle's first call (analysis and plan), <phase>_ms its inspector phases. Every result is compared with the
-// first implementation's (rel_error); a result off by more than 10x its precision's bound is an error.
+// first finite one (rel_error); a result off by more than 10x its precision's bound, or non-finite, is an error.
 //
 // Flags (before Google Benchmark's own):
 //   --rsh_matrices, --rsh_suite, --rsh_match: the matrices (bench::SuiteFlags)
@@ -127,14 +127,21 @@ constexpr bool row_major() {
   return std::is_same<Layout, Kokkos::LayoutRight>::value;
 }
 
-/// Runs `run(i)` once on copy 0 (C poisoned first), checks the result and times it; false if it failed.
-/// Calls that wait for the GPU on the host (`waits`) are timed on the stream whatever --rsh_timing says.
+/// Who a check call is for: rsh's calls start from C poisoned with NaN, so that an element they leave
+/// unwritten shows; the baselines' start from zeros, since cuSPARSE's CSR ALG2 has returned NaN under beta = 0
+/// over a poisoned C in some runs (it reads C), which would refuse every implementation of the matrix.
+enum class CheckedC { kPoisoned, kZeroed };
+
+/// Runs `run(i)` once on copy 0, checks the result and times it. The first finite result is the one the
+/// others are compared with. Calls that wait for the GPU on the host (`waits`) are timed on the stream
+/// whatever --rsh_timing says.
 template <class Scalar, class Layout, class Run>
 void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Config& cfg, const impl::HostCrs& A,
-                    Run&& run, bool waits = false) {
+                    Run&& run, bool waits = false, CheckedC start = CheckedC::kPoisoned) {
   using E = ElementOf<Scalar>;
   try {
-    RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(E)));  // NaN poison
+    const int byte = start == CheckedC::kPoisoned ? 0xff : 0;  // 0xff..: NaN in every element type
+    RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), byte, g.operands->C[0].size() * sizeof(E)));
     run(0);
     RSH_CUDA_CHECK(cudaStreamSynchronize(stream()));
   } catch (const std::exception& e) {
@@ -142,6 +149,7 @@ void check_and_time(benchmark::State& state, Group<Scalar, Layout>& g, const Con
     return;
   }
   const std::vector<E> got = g.operands->C[0].download();
+  if (!std::isfinite(bench::relative_error(got, got))) return state.SkipWithError("non-finite result");
   if (g.expected.empty()) g.expected = got;
   const double err = bench::relative_error(got, g.expected);
   if (!(err <= 10 * bound<Scalar>())) {
@@ -173,15 +181,17 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     } catch (const std::exception& e) {
       return state.SkipWithError(e.what());
     }
-    return check_and_time(state, g, cfg, A,
-                          [&](int i) { cus->run(g.operands->B[i].get(), g.operands->C[i].get(), stream()); });
+    return check_and_time(
+        state, g, cfg, A, [&](int i) { cus->run(g.operands->B[i].get(), g.operands->C[i].get(), stream()); }, false,
+        CheckedC::kZeroed);
   }
   if (impl_name == "kk_default" || impl_name == "kk_native") {
     const auto algo = impl_name == "kk_native" ? KokkosSparse::SPMV_NATIVE : KokkosSparse::SPMV_DEFAULT;
     auto& h = g.kk[algo];
     if (!h) h = std::make_unique<typename Group<Scalar, Layout>::KkHandle>(algo);
-    return check_and_time(state, g, cfg, A,
-                          [&](int i) { KokkosSparse::spmv(exec, h.get(), mode, one, g.A, g.B(i), zero, g.C(i)); });
+    return check_and_time(
+        state, g, cfg, A, [&](int i) { KokkosSparse::spmv(exec, h.get(), mode, one, g.A, g.B(i), zero, g.C(i)); },
+        false, CheckedC::kZeroed);
   }
   if (impl_name == "rsh_free")  // handle-free: over A's CSR, after a check of A it waits for
     return check_and_time(
