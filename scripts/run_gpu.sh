@@ -52,9 +52,11 @@ if [[ $what == sanitize || $what == all ]]; then
   # host): a pool of one shard a core runs them, each on GPU (shard mod the node's GPUs), so that a node of
   # several GPUs shares the work and a long shard does not hold up the rest. RSH_SANITIZER_SHARDS sets the
   # split (default 4), RSH_SANITIZER_FIRST and RSH_SANITIZER_LAST the shards this call runs (default: all),
-  # so that a slow tool spans several calls; RSH_SANITIZER_JOBS the shards run at once (default: the cores);
-  # RSH_SANITIZER_TIMEOUT (seconds) stops a shard that runs longer (its log shows how far it got). Each
-  # tool's logs come back packed in <tool>_logs.tar.gz.
+  # or RSH_SANITIZER_LIST names them ("3 17 40"), so that a slow tool spans several calls;
+  # RSH_SANITIZER_JOBS the shards run at once (default: the cores). RSH_SANITIZER_DEADLINE (seconds from
+  # the tool's start) stops every shard then and starts none after it, RSH_SANITIZER_TIMEOUT (seconds) a
+  # shard that runs longer; a stopped shard's log shows how far it got, and the shards to run again are
+  # listed ("unfinished shards"). Each tool's logs come back packed in <tool>_logs.tar.gz.
   # The > 2^31-nonzero test is left out unless GTEST_FILTER names it: its kernels are the other tests' at a
   # size the tools would take hours over.
   # racecheck checks the kernels rsh launches itself (its CUDA kernels, CUB's) at every severity, not
@@ -66,7 +68,8 @@ if [[ $what == sanitize || $what == all ]]; then
   [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
   shards=${RSH_SANITIZER_SHARDS:-4}
   first=${RSH_SANITIZER_FIRST:-0}; last=${RSH_SANITIZER_LAST:-$((shards - 1))}
-  jobs=${RSH_SANITIZER_JOBS:-$(nproc)}; (( jobs > last - first + 1 )) && jobs=$((last - first + 1))
+  read -r -a shard_list <<< "${RSH_SANITIZER_LIST:-$(seq -s ' ' "$first" "$last")}"
+  jobs=${RSH_SANITIZER_JOBS:-$(nproc)}; (( jobs > ${#shard_list[@]} )) && jobs=${#shard_list[@]}
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); (( gpus > 0 )) || gpus=1
   export GTEST_FILTER=${GTEST_FILTER:-*-CudaHugeMatrix.*}
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
@@ -76,25 +79,35 @@ if [[ $what == sanitize || $what == all ]]; then
       racecheck-kokkos) flags=(--tool racecheck --kernel-name kns=cuda_parallel_launch --racecheck-detect-level error) ;;
       *) flags=(--tool "$tool") ;;
     esac
-    echo "== compute-sanitizer $tool: rsh_cuda_tests shards $first-$last of $shards, $jobs at once on $gpus GPUs" \
-      "($sanitizer ${flags[*]})"
+    echo "== compute-sanitizer $tool: ${#shard_list[@]} of $shards rsh_cuda_tests shards, $jobs at once on $gpus" \
+      "GPUs ($sanitizer ${flags[*]})"
+    deadline=$(( $(date +%s) + ${RSH_SANITIZER_DEADLINE:-864000} ))
     # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
     # every test's line is kept, so that a run cut short shows how far it got.
     run_shard() {
+      local left=$(( deadline - $(date +%s) )) limit=${RSH_SANITIZER_TIMEOUT:-0}
+      (( limit == 0 || limit > left )) && limit=$left
       OMP_NUM_THREADS=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 )) OMP_PROC_BIND=false \
         CUDA_VISIBLE_DEVICES=$(( $1 % gpus )) GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$1 \
-        timeout "${RSH_SANITIZER_TIMEOUT:-0}" "$sanitizer" "${flags[@]}" --error-exitcode 3 $dev/bin/rsh_cuda_tests \
+        timeout "$limit" "$sanitizer" "${flags[@]}" --error-exitcode 3 $dev/bin/rsh_cuda_tests \
         > "$out/${tool}_$1.log" 2>&1
     }
     running=0
-    for ((s = first; s <= last; ++s)); do
+    for s in "${shard_list[@]}"; do
       if (( running == jobs )); then wait -n || status=1; running=$((running - 1)); fi
-      run_shard $s &
+      (( $(date +%s) < deadline - 5 )) || break
+      run_shard "$s" &
       running=$((running + 1))
     done
     while (( running > 0 )); do wait -n || status=1; running=$((running - 1)); done
-    grep -hE "SUMMARY|tests? ran|PASSED|FAILED" "$out/${tool}"_*.log | sort | uniq -c
+    grep -hE "SUMMARY|FAILED" "$out/${tool}"_*.log | sort | uniq -c
     echo "tests finished: $(cat "$out/${tool}"_*.log | grep -cE '^\[ +(OK|FAILED) +\]')"
+    unfinished=()
+    for s in "${shard_list[@]}"; do
+      grep -q '^\[==========\] .* ran\.' "$out/${tool}_$s.log" 2>/dev/null || unfinished+=("$s")
+    done
+    echo "unfinished shards (${#unfinished[@]}): ${unfinished[*]}"
+    (( ${#unfinished[@]} == 0 )) || status=1
     tar -C "$out" -czf "$out/${tool}_logs.tar.gz" $(cd "$out" && ls "${tool}"_*.log) && rm -f "$out/${tool}"_*.log
   done
 fi
