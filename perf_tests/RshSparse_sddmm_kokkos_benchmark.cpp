@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 
+#include "RshSparse_benchmark_git_hash.hpp"
 #include "RshSparse_benchmark_kokkos.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_benchmark_timing.hpp"
@@ -271,7 +272,7 @@ int main(int argc, char** argv) {
           if (scalar == "half") register_group<Half>(src, cfg, i, count, scalar, k);
         }
     });
-    bench::add_gpu_context(RSH_GIT_HASH, cfg.gated_timing);
+    bench::add_gpu_context(bench::git_hash(), cfg.gated_timing);
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

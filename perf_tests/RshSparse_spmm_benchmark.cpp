@@ -44,6 +44,7 @@
 #include <map>
 #include <memory>
 
+#include "RshSparse_benchmark_git_hash.hpp"
 #include "RshSparse_benchmark_cuda.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_benchmark_timing.hpp"
@@ -412,7 +413,7 @@ int main(int argc, char** argv) {
       }
   });
 
-  bench::add_gpu_context(RSH_GIT_HASH, cfg.gated_timing);
+  bench::add_gpu_context(bench::git_hash(), cfg.gated_timing);
   std::string partitions;
   for (Partition p : cfg.partitions) partitions += (partitions.empty() ? "" : ",") + std::string(partition_name(p));
   benchmark::AddCustomContext("partition", partitions);

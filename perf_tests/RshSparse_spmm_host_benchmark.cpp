@@ -20,6 +20,7 @@
 #include <iostream>
 #include <memory>
 
+#include "RshSparse_benchmark_git_hash.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_spmm.hpp"
 
@@ -200,7 +201,7 @@ int main(int argc, char** argv) {
     }
   });
   benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
-  benchmark::AddCustomContext("git_hash", RSH_GIT_HASH);
+  benchmark::AddCustomContext("git_hash", bench::git_hash());
   benchmark::AddCustomContext("host_threads", std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

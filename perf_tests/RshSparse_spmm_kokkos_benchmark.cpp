@@ -34,6 +34,7 @@
 #include <map>
 #include <memory>
 
+#include "RshSparse_benchmark_git_hash.hpp"
 #include "RshSparse_benchmark_kokkos.hpp"
 #include "RshSparse_benchmark_suite.hpp"
 #include "RshSparse_benchmark_timing.hpp"
@@ -312,7 +313,7 @@ int main(int argc, char** argv) {
         if (scalar == "half") register_layouts<Half>(src, cfg, i, count, scalar, n);
       }
   });
-  bench::add_gpu_context(RSH_GIT_HASH, cfg.gated_timing);
+  bench::add_gpu_context(bench::git_hash(), cfg.gated_timing);
   benchmark::AddCustomContext("kokkoskernels_version", std::to_string(KOKKOSKERNELS_VERSION));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
