@@ -147,6 +147,12 @@ struct Tuning {
   /// window's nonzeros, does less work than a few binary searches an entry. -1: the execution space's
   /// choice (2048 on GPUs, no window on host spaces); else >= 0.
   int64_t long_window_nnz = -1;
+  /// Reorder::kAuto counts the B rows each candidate order fetches past a cache of this many B rows
+  /// (rsh::impl::b_row_misses_on), where A has more columns than that: a given order that scatters the rows
+  /// sharing columns across far-apart windows misses the cache that a MinHash order hits. -1: the execution
+  /// space's choice (on a GPU its L2 over a B row of 128 FP16 features, the reference width; on host spaces
+  /// 0); 0: no such term (the tile-count model alone); else >= 1.
+  int64_t reorder_cache_rows = -1;
   /// The CUDA backend's SDDMM kernels (the portable backends have one).
   SddmmKernels sddmm_kernels = SddmmKernels::kAuto;
 };

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <numeric>
 #include <random>
 
 #include "RshSparse_generators.hpp"
@@ -246,6 +248,82 @@ TEST(Reorder, AutoKeepsTheCheapestPredictedOrder) {
   const auto keep = rsh::impl::select_reorder(banded, o);
   EXPECT_EQ(keep.policy, rsh::Reorder::kNone);
   EXPECT_TRUE(keep.order.empty());
+}
+
+// The rule b_row_misses_on states, walked on the host: windows of 8 consecutive positions load their
+// distinct columns' B rows; a load misses on a column's first use, or when more than `cache_rows` loads lie
+// between the start of the window that last loaded the row and the start of its own.
+int64_t reference_b_row_misses(const HostCrs& A, const std::vector<int>& order, int64_t cache_rows) {
+  const int64_t n = A.num_rows, windows = (n + 7) / 8;
+  std::vector<std::vector<int>> columns(windows);
+  for (int64_t p = 0; p < n; ++p) {
+    const int r = order.empty() ? static_cast<int>(p) : order[p];
+    for (int64_t k = A.row_map[r]; k < A.row_map[r + 1]; ++k) columns[p / 8].push_back(A.entries[k]);
+  }
+  std::vector<int64_t> loads_before(windows + 1, 0);
+  for (int64_t w = 0; w < windows; ++w) {
+    auto& c = columns[w];
+    std::sort(c.begin(), c.end());
+    c.erase(std::unique(c.begin(), c.end()), c.end());
+    loads_before[w + 1] = loads_before[w] + static_cast<int64_t>(c.size());
+  }
+  std::vector<int64_t> last(A.num_cols, -1);
+  int64_t misses = 0;
+  for (int64_t w = 0; w < windows; ++w)
+    for (int c : columns[w]) {
+      misses += last[c] < 0 || loads_before[w] - loads_before[last[c]] > cache_rows;
+      last[c] = w;
+    }
+  return misses;
+}
+
+TEST(Reorder, BRowMissesFollowTheReuseDistanceRule) {
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (bool clustered : {false, true})
+    for (const auto& shape : {std::array<int, 3>{300, 200, 6}, std::array<int, 3>{1001, 3000, 3}}) {
+      const HostCrs A = rsh::test::random_crs(shape[0], shape[1], shape[2], rng(), clustered);
+      std::vector<int> shuffled(A.num_rows);
+      std::iota(shuffled.begin(), shuffled.end(), 0);
+      std::shuffle(shuffled.begin(), shuffled.end(), rng);
+      for (const auto& order : {std::vector<int>(), shuffled})
+        for (int64_t cache_rows : {0, 1, 7, 50, 400, 100000})
+          EXPECT_EQ(rsh::impl::b_row_misses(A, order, cache_rows), reference_b_row_misses(A, order, cache_rows))
+              << shape[0] << "x" << shape[1] << " clustered " << clustered << " cache " << cache_rows;
+    }
+  EXPECT_EQ(rsh::impl::b_row_misses(rsh::impl::coo_to_crs(9, 4, {}), {}, 10), 0);
+}
+
+TEST(Reorder, AutoCountsBRowMissesPastTheCache) {
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // Communities under shuffled vertex ids: rows sharing columns sit in far-apart windows.
+  const HostCrs A = rsh::impl::generate_community_host(20000, 12, 0.9, seed);
+  rsh::Options o;
+  const int64_t tenth = A.num_cols / 10;  // as the H100's L2 against the 2M-vertex graph of the generated suite
+  for (int64_t cache_rows : {int64_t(0), int64_t(A.num_cols), tenth}) {
+    o.tuning.reorder_cache_rows = cache_rows;
+    const auto choice = rsh::impl::select_reorder(A, o);
+    ASSERT_EQ(choice.considered.size(), std::size(rsh::impl::kAutoCandidates));
+    for (const auto& c : choice.considered) {
+      // Counted only where B outgrows the cache.
+      const std::vector<int> order = c.first == rsh::Reorder::kNone ? std::vector<int>() : [&] {
+        rsh::Options by_name = o;
+        by_name.reorder = c.first;
+        return rsh::impl::row_order(A, by_name);
+      }();
+      EXPECT_EQ(c.second.b_row_misses,
+                cache_rows > 0 && cache_rows < A.num_cols ? reference_b_row_misses(A, order, cache_rows) : 0)
+          << rsh::reorder_name(c.first) << " cache " << cache_rows;
+    }
+    if (cache_rows == tenth) {  // MinHash brings each community's rows together: far fewer misses, so taken
+      EXPECT_LT(4 * choice.considered[1].second.b_row_misses, 3 * choice.considered[0].second.b_row_misses);
+      EXPECT_EQ(choice.policy, rsh::Reorder::kMinHash);
+    }
+  }
+  o.tuning.reorder_cache_rows = -2;
+  EXPECT_THROW(rsh::impl::select_reorder(A, o), std::invalid_argument);
 }
 
 TEST(Reorder, NamesRoundTrip) {

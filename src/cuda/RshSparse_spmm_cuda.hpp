@@ -183,6 +183,9 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* 
 /// True when a CUDA device is present and usable.
 bool device_available();
 
+/// The current device's L2 cache in bytes (0 when none is usable).
+int64_t device_l2_bytes();
+
 namespace detail {
 template <class T>
 struct PlanData;  ///< a plan's device arrays and launch choices (RshSparse_spmm_cuda_plan.cuh)

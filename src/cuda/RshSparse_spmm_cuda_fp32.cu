@@ -20,5 +20,13 @@ bool device_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
 }
+
+int64_t device_l2_bytes() {
+  int device = 0, bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess)
+    return 0;
+  return bytes;
+}
 }  // namespace cuda
 }  // namespace rsh

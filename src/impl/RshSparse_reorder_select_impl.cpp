@@ -10,6 +10,10 @@ OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector
   return order_cost_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A), host_array(order), options);
 }
 
+int64_t b_row_misses(const HostCrs& A, const std::vector<int>& order, int64_t cache_rows) {
+  return b_row_misses_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A), host_array(order), cache_rows);
+}
+
 ReorderChoice select_reorder(const HostCrs& A, const Options& options) {
   const RowOrderOf<Kokkos::HostSpace> chosen =
       select_reorder_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A), options);

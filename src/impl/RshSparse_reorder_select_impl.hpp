@@ -17,14 +17,23 @@ namespace impl {
 /// predicted kernel cost in dense rows moved: 8 B rows per tile, 8 C rows
 /// per window, and per residual nonzero one B row weighted 2 (the CUDA-core
 /// path moves a whole B row for one nonzero and ran at about half the
-/// Tensor-Core path's rate on the H100 suite), plus one C row per residual row.
+/// Tensor-Core path's rate on the H100 suite), plus one C row per residual row,
+/// plus each B row fetched from memory past the cache once more (b_row_misses,
+/// counted where B outgrows the cache: a fetch from memory costs about a load
+/// from the cache again, as fitted on the generated suite's MinHash gains).
 struct OrderCost {
-  int64_t tiles = 0, windows = 0, residual_rows = 0, residual_nnz = 0;
-  double cost() const { return 8.0 * tiles + 8.0 * windows + 2.0 * residual_nnz + 1.0 * residual_rows; }
+  int64_t tiles = 0, windows = 0, residual_rows = 0, residual_nnz = 0, b_row_misses = 0;
+  double cost() const {
+    return 8.0 * tiles + 8.0 * windows + 2.0 * residual_nnz + 1.0 * residual_rows + 1.0 * b_row_misses;
+  }
 };
 
 /// Partitions A in `order` (empty = identity) and counts what the kernels would do.
 OrderCost order_cost(const HostCrs& A, const Options& options, const std::vector<int>& order);
+
+/// The B rows A's rows fetch in `order` (empty = identity) past a cache of `cache_rows` B rows
+/// (b_row_misses_on).
+int64_t b_row_misses(const HostCrs& A, const std::vector<int>& order, int64_t cache_rows);
 
 /// Policies kAuto tries: the given order and MinHash, the reordering that costs a few multiplies. Locality
 /// (host, thousands of multiplies on large graphs) is never chosen for the user: it is asked for by name.

@@ -6,6 +6,7 @@
 
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
+#include "impl/inspector/RshSparse_b_row_misses_on.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
@@ -56,10 +57,16 @@ RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& 
                                 " must be >= 0");
   Options partition_only = options;
   partition_only.reorder = Reorder::kNone;
-  const OrderCost identity = order_cost_on(exec, A, View1<const int, Mem>(), partition_only);
-  best.considered.push_back({Reorder::kNone, identity});
+  OrderCost identity = order_cost_on(exec, A, View1<const int, Mem>(), partition_only);
   const View1<const int, Mem> minhash = minhash_order_on(exec, A);
-  const OrderCost hashed = order_cost_on(exec, A, minhash, partition_only);
+  OrderCost hashed = order_cost_on(exec, A, minhash, partition_only);
+  // While B fits the cache every order fetches each B row once: the term would only add a constant.
+  const int64_t cache_rows = reorder_cache_rows<ExecSpace>(options);
+  if (cache_rows > 0 && A.num_cols > cache_rows) {
+    identity.b_row_misses = b_row_misses_on(exec, A, View1<const int, Mem>(), cache_rows);
+    hashed.b_row_misses = b_row_misses_on(exec, A, minhash, cache_rows);
+  }
+  best.considered.push_back({Reorder::kNone, identity});
   best.considered.push_back({Reorder::kMinHash, hashed});
   const double gain = identity.cost() > 0 ? 1.0 - hashed.cost() / identity.cost() : 0.0;
   if (gain >= kAutoMinGain && gain * options.expected_multiplies >= kMinHashCostMultiplies) {
