@@ -536,9 +536,10 @@ TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
   matrices.push_back(unsorted);
   for (const impl::HostCrs& A_host : matrices)
     for (Partition p : kAllPartitions)
-      for (Reorder r : {Reorder::kNone, Reorder::kLocality, Reorder::kMinHash}) {
+      for (Reorder r : {Reorder::kNone, Reorder::kLocality, Reorder::kMinHash, Reorder::kAuto}) {
         Options o = options(p, 3, 8);
         o.reorder = r;
+        o.tuning.reorder_cache_rows = 64;  // kAuto's B-row term on every space (host spaces' default: none)
         SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r) + " " + std::to_string(A_host.num_rows));
         const auto A = TestFixture::to_kk(A_host);
         const auto got = impl::inspect_on(ExecSpace(), A.numRows(), A.numCols(), A.graph.row_map, A.graph.entries,
