@@ -151,7 +151,8 @@ struct Tuning {
   /// (rsh::impl::b_row_misses_on), where A has more columns than that: a given order that scatters the rows
   /// sharing columns across far-apart windows misses the cache that a MinHash order hits. -1: the execution
   /// space's choice (on a GPU its L2 over a B row of 128 FP16 features, the reference width; on host spaces
-  /// 0); 0: no such term (the tile-count model alone); else >= 1.
+  /// 0); 0: no such term (the tile-count model alone); else >= 1. Not counted past 2^28 nonzeros
+  /// (rsh::impl::kBRowMissesMaxNnz: the term's sort needs memory a nonzero).
   int64_t reorder_cache_rows = -1;
   /// The CUDA backend's SDDMM kernels (the portable backends have one).
   SddmmKernels sddmm_kernels = SddmmKernels::kAuto;

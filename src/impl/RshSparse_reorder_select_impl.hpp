@@ -45,6 +45,10 @@ constexpr double kAutoMinGain = 0.06;
 /// ...and the work it saves over Options::expected_multiplies calls repays its cost, counted in multiplies
 /// of the unreordered plan: gain x expected_multiplies >= kMinHashCostMultiplies.
 constexpr double kMinHashCostMultiplies = 4.0;
+/// The B-row term (b_row_misses_on) sorts a key a nonzero, about 24 bytes a nonzero on a GPU while it runs:
+/// past this many nonzeros kAuto weighs the tile-count model alone, so that analysing a format near its
+/// 2^30-nonzero limit beside a matrix that fills the device does not run out of memory.
+constexpr int64_t kBRowMissesMaxNnz = int64_t(1) << 28;
 
 struct ReorderChoice {
   Reorder policy = Reorder::kNone;

@@ -62,7 +62,7 @@ RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& 
   OrderCost hashed = order_cost_on(exec, A, minhash, partition_only);
   // While B fits the cache every order fetches each B row once: the term would only add a constant.
   const int64_t cache_rows = reorder_cache_rows<ExecSpace>(options);
-  if (cache_rows > 0 && A.num_cols > cache_rows) {
+  if (cache_rows > 0 && A.num_cols > cache_rows && A.nnz <= kBRowMissesMaxNnz) {
     identity.b_row_misses = b_row_misses_on(exec, A, View1<const int, Mem>(), cache_rows);
     hashed.b_row_misses = b_row_misses_on(exec, A, minhash, cache_rows);
   }
