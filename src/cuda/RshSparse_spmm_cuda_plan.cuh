@@ -143,20 +143,20 @@ struct PlanData : PlanView<T> {
 
 namespace detail {
 
-/// Launches a multiply kernel of 256-thread CTAs; behind the beta pre-scaling
-/// (`after_scale`) with programmatic dependent launch, so that its CTAs start
-/// while the pre-scaling runs and only its atomic adds wait for it.
+/// Launches a multiply kernel of 256-thread CTAs with programmatic dependent
+/// launch when it follows a kernel of its own call (`after_prior`: the beta
+/// pre-scaling, whose rows only its atomic adds wait for, or the row-major
+/// copy of B, which it waits for before it starts: SpmmParams::wait_first),
+/// so that its CTAs are resident when that kernel ends.
 template <class Params>
-void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool after_scale, cudaStream_t stream,
+void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool after_prior, cudaStream_t stream,
                  const char* name) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>(blocks));
   cfg.blockDim = dim3(kResThreadsPerBlock);
   cfg.stream = stream;
-  cudaLaunchAttribute attr = {};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = &attr, cfg.numAttrs = after_scale ? 1 : 0;
+  cudaLaunchAttribute attr = programmatic_launch();
+  cfg.attrs = &attr, cfg.numAttrs = after_prior ? 1 : 0;
   cudaLaunchKernelEx(&cfg, kernel, p);
   check_launch(name);
 }
@@ -441,9 +441,11 @@ void spmm_dense_blocks(const PlanView<T>& d, float alpha, const DenseRef<const T
 
 /// The multiply on dense operands the kernels read and write as rows (row-major, or the row-major copies
 /// of column-major ones): n features of C are computed (features past n in B and C up to their .n too).
+/// `b_from_prior`: B is written by the kernel launched just before (transpose_kernel), which lets the
+/// multiply launch behind it (launch_spmm).
 template <class T, class OutT>
 void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_ref, Accum<T> beta,
-               const DenseRef<OutT>& c_ref, int n, cudaStream_t stream) {
+               const DenseRef<OutT>& c_ref, int n, cudaStream_t stream, bool b_from_prior = false) {
   if constexpr (has_dense_blocks<T>()) {
     if (d.dense) return spmm_dense_blocks(d, alpha, b_ref, beta, c_ref, n, stream);
   }
@@ -524,15 +526,21 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   const int64_t blocks = p.tc_blocks + p.res_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
+  // Behind the pre-scaling (a plain launch, so B's copy has ended) or behind B's copy, which it waits for.
+  p.wait_first = b_from_prior && !scaled;
+  const bool after_prior = scaled || b_from_prior;
   if (p.tc_blocks == 0) {
     if constexpr (sizeof(T) >= 4)
       if (lane_features == 4)
-        return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, scaled, stream, "residual_kernel");
+        return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, after_prior, stream,
+                                   "residual_kernel");
     if constexpr (sizeof(T) <= 4)
-      return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, scaled, stream, "residual_kernel");
+      return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, after_prior, stream,
+                                 "residual_kernel");
   }
   detail::with_split<T>(d.split, [&](auto s) {
-    detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(s)::value>, p, blocks, scaled, stream, "spmm_kernel");
+    detail::launch_spmm(detail::spmm_kernel<T, OutT, decltype(s)::value>, p, blocks, after_prior, stream,
+                        "spmm_kernel");
   });
 }
 
@@ -550,16 +558,17 @@ void spmm_view(const PlanView<T>& d, Accum<T> alpha, const T* B, int64_t ldb, Ac
     // launches to cost more than the strided elements they save.
     int mode = d.config.column_major;
     if (mode == 0) mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= kColumnMajorInPlaceBytes ? 1 : 3;
+    // The three kernels run behind one another with programmatic dependent launch (see launch_spmm).
     if (mode > 1) {
       const int width = transposed_width(n);
       StreamBuffer<T> b_rows(size_t(d.num_cols) * width, stream);
-      transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0, stream);
+      transpose(B, ldb, n, d.num_cols, b_rows.get(), width, width, 0, stream, false);
       const DenseRef<const T> b_ref{b_rows.get(), width, 1, width, true};
-      if (mode == 2) return spmm_rows(d, alpha, b_ref, beta, dense_ref<OutT>(C, ldc, n, layout), n, stream);
+      if (mode == 2) return spmm_rows(d, alpha, b_ref, beta, dense_ref<OutT>(C, ldc, n, layout), n, stream, true);
       StreamBuffer<Accum<T>> c_rows(size_t(d.num_rows) * width, stream);
       const DenseRef<Accum<T>> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
-      spmm_rows(d, alpha, b_ref, Accum<T>(0), c_ref, n, stream);
-      return transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream);
+      spmm_rows(d, alpha, b_ref, Accum<T>(0), c_ref, n, stream, true);
+      return transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream, true);
     }
   }
   spmm_rows(d, alpha, dense_ref<const T>(B, ldb, n, layout), beta, dense_ref<OutT>(C, ldc, n, layout), n, stream);

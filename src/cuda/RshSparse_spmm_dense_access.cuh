@@ -1,12 +1,13 @@
 #pragma once
 // Access to the dense B and C shared by both kernels: V features of one
 // row, as 16-byte vectors where the layout allows it (row-major, aligned, in
-// range) and element by element otherwise. A lane's features come in quads
-// (4 consecutive features) `qs` apart: feature(i) = f + (i / 4) * qs + i % 4;
-// qs = 4 (the default) is V consecutive features. Lanes of FP32 rows take
-// quads 4 x (lanes) apart, so that each 16-byte access of a lane group covers
-// whole 32-byte sectors (consecutive 8-float runs used half of each sector per
-// instruction: Nsight Compute, tolokers TF32). Vectors of 8 halves need qs = 4.
+// range) and element by element otherwise. A lane's features come in runs of
+// R consecutive features `qs` apart, R = run_elems<T>() (4, or 2 for FP64: one
+// 16-byte vector): feature(i) = f + (i / R) * qs + i % R; qs = R (the
+// default) is V consecutive features. Lanes of FP32 and FP64 rows take runs
+// R x (lanes) apart, so that each 16-byte access of a lane group covers whole
+// 32-byte sectors (consecutive 32-byte runs a lane used half of each sector
+// per instruction: Nsight Compute, tolokers TF32). Vectors of 8 halves need qs = 4.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -88,12 +89,18 @@ __device__ __forceinline__ uint32_t pack16(float lo, float hi) {
   return uint32_t(to_bits16(from_acc<T>(lo))) | (uint32_t(to_bits16(from_acc<T>(hi))) << 16);
 }
 
+/// Consecutive features of a lane's run (see the top of the file).
+template <class T>
+constexpr int run_elems() {
+  return sizeof(T) == 8 ? 2 : 4;
+}
 /// Feature of a lane's element i (see the top of the file).
-__device__ __forceinline__ int quad_feature(int f, int i, int qs) {
-  return f + (i / 4) * qs + i % 4;
+template <class T>
+__device__ __forceinline__ int run_feature(int f, int i, int qs) {
+  return f + (i / run_elems<T>()) * qs + i % run_elems<T>();
 }
 
-/// V features of one row of B (quads qs apart) as raw 32-bit words (two
+/// V features of one row of B (runs qs apart) as raw 32-bit words (two
 /// halves, one float or half a double each), loaded with 16-byte vectors where
 /// the layout allows. A row index < 0 (tile padding) or features past n read as zero.
 template <class T, int V>
@@ -104,20 +111,20 @@ struct RawRow {
   static_assert(kChunks >= 1 && V * sizeof(T) % 16 == 0, "rsh::spmm: a lane loads whole 16-byte vectors");
   uint32_t w[kWords];
 
-  __device__ __forceinline__ void load(const DenseRef<const T>& B, int row, int f, int qs = 4) {
+  __device__ __forceinline__ void load(const DenseRef<const T>& B, int row, int f, int qs = run_elems<T>()) {
     // Vectors need every chunk in range; n is then a multiple of 8, so a chunk is wholly in or out.
-    if (row >= 0 && B.vec && quad_feature(f, V - 1, qs) < B.n) {
+    if (row >= 0 && B.vec && run_feature<T>(f, V - 1, qs) < B.n) {
       const T* src = B.ptr + row * B.row_stride;
 #pragma unroll
       for (int c = 0; c < kChunks; ++c) {
-        const uint4 u = __ldg(reinterpret_cast<const uint4*>(src + quad_feature(f, c * kChunkElems, qs)));
+        const uint4 u = __ldg(reinterpret_cast<const uint4*>(src + run_feature<T>(f, c * kChunkElems, qs)));
         w[4 * c] = u.x, w[4 * c + 1] = u.y, w[4 * c + 2] = u.z, w[4 * c + 3] = u.w;
       }
       return;
     }
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-      const int fi = quad_feature(f, i, qs);
+      const int fi = run_feature<T>(f, i, qs);
       set(i, (row >= 0 && fi < B.n) ? B.ptr[row * B.row_stride + fi * B.col_stride] : from_acc<T>(0));
     }
   }
@@ -174,7 +181,7 @@ __device__ __forceinline__ void red_add(float* c, const float (&v)[V], int qs) {
 template <int V>
 __device__ __forceinline__ void red_add(double* c, const double (&v)[V], int qs) {
 #pragma unroll
-  for (int i = 0; i < V; ++i) atomicAdd(c + quad_feature(0, i, qs), v[i]);
+  for (int i = 0; i < V; ++i) atomicAdd(c + run_feature<double>(0, i, qs), v[i]);
 }
 /// FP16 and BF16: 8 elements a reduction, rounded from FP32 in pairs.
 template <int V, class T>
@@ -199,9 +206,9 @@ __device__ __forceinline__ std::enable_if_t<sizeof(T) == 2> red_add(T* c, const 
 /// Element by element (any layout, features past n skipped): C = alpha * acc + beta * C.
 template <class OutT, int V, class A>
 __device__ __forceinline__ void store_elements(const DenseRef<OutT>& C, OutT* row_base, int f, const Frag<V, A>& acc,
-                                               A alpha, A beta, int qs = 4) {
+                                               A alpha, A beta, int qs = run_elems<OutT>()) {
   for (int i = 0; i < V; ++i) {
-    const int fi = quad_feature(f, i, qs);
+    const int fi = run_feature<OutT>(f, i, qs);
     if (fi >= C.n) break;  // features grow with i
     OutT& c = row_base[fi * C.col_stride];
     c = from_acc<OutT>(beta != 0 ? alpha * acc.v[i] + beta * to_acc(c) : alpha * acc.v[i]);
@@ -209,11 +216,28 @@ __device__ __forceinline__ void store_elements(const DenseRef<OutT>& C, OutT* ro
 }
 
 /// Waits until the grid this one was launched behind with programmatic
-/// dependent launch (the beta pre-scaling of the rows atomics add into) has
-/// finished and its stores are visible; returns at once in a plain launch.
+/// dependent launch (the beta pre-scaling of the rows atomics add into, or a
+/// copy of B or C) has finished and its stores are visible; returns at once in
+/// a plain launch.
 __device__ __forceinline__ void wait_for_prior_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+/// The launch attribute of programmatic dependent launch (the kernel so launched calls wait_for_prior_grid
+/// before it touches what the grid before it writes).
+inline cudaLaunchAttribute programmatic_launch() {
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  return attr;
+}
+/// Lets a grid launched behind this one with programmatic dependent launch
+/// start once every CTA of this grid has called this (or ended): it still
+/// waits for this grid's end before it reads what this grid writes.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 #endif
 }
 
@@ -221,11 +245,11 @@ __device__ __forceinline__ void wait_for_prior_grid() {
 /// for split work, C += alpha * acc with atomics (C pre-scaled by beta).
 template <class OutT, int V, class A>
 __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int f, const Frag<V, A>& acc, A alpha,
-                                          A beta, bool atomic, int qs = 4) {
+                                          A beta, bool atomic, int qs = run_elems<OutT>()) {
   static_assert(V * sizeof(OutT) % 16 == 0, "rsh::spmm: a lane stores whole 16-byte vectors");
   constexpr int kChunkElems = 16 / int(sizeof(OutT));
   OutT* base = C.ptr + row * C.row_stride;
-  const bool vec = C.vec && quad_feature(f, V - 1, qs) < C.n;  // every chunk in range (n a multiple of 8)
+  const bool vec = C.vec && run_feature<OutT>(f, V - 1, qs) < C.n;  // every chunk in range (n a multiple of 8)
   if (atomic) {
     wait_for_prior_grid();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -237,7 +261,7 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
     }
 #endif
     for (int i = 0; i < V; ++i) {
-      const int fi = quad_feature(f, i, qs);
+      const int fi = run_feature<OutT>(f, i, qs);
       if (fi < C.n) atomicAdd(base + fi * C.col_stride, from_acc<OutT>(alpha * acc.v[i]));
     }
     return;
@@ -245,7 +269,7 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
   if (vec) {
 #pragma unroll
     for (int c = 0; c < V / kChunkElems; ++c) {
-      OutT* dst = base + quad_feature(f, c * kChunkElems, qs);
+      OutT* dst = base + run_feature<OutT>(f, c * kChunkElems, qs);
       alignas(16) OutT out[kChunkElems];
 #pragma unroll
       for (int i = 0; i < kChunkElems; ++i) {

@@ -14,8 +14,8 @@ namespace detail {
 
 static_assert(kTcWarpsPerBlock * 32 == kResThreadsPerBlock, "rsh::spmm: fused CTA shapes must agree");
 
-/// Features a lane of the fused kernel's residual holds: 8 (FP16: one 16-byte load; FP32: two quads), 4 for
-/// FP64 (one quad, two 16-byte loads: 8 doubles would double the registers of the Tensor-Core part's budget).
+/// Features a lane of the fused kernel's residual holds: 8 (FP16: one 16-byte load; FP32: two runs of 4), 4 for
+/// FP64 (two runs of 2, two 16-byte loads: 8 doubles would double the registers of the Tensor-Core part's budget).
 template <class T>
 constexpr int fused_residual_features() {
   return sizeof(T) == 8 ? 4 : 8;
@@ -29,7 +29,16 @@ struct SpmmParams {
   TcParams<T, OutT> tc;
   ResidualParams<T, OutT> res;
   int64_t tc_blocks, res_blocks;
+  bool wait_first;  ///< B is written by the grid this one was launched behind: wait for it before any load
 };
+
+/// The start of a multiply kernel: lets a grid launched behind it (the copy of C back to column-major)
+/// start its launch, and waits for B where the grid before it writes B.
+template <class Params>
+__device__ __forceinline__ void spmm_prologue(const Params& p) {
+  allow_dependent_launch();
+  if (p.wait_first) wait_for_prior_grid();
+}
 
 /// CTAs per SM the register budget is sized for: 4 x 8 warps (64 registers a
 /// thread) keeps the latency-bound loop at 50% occupancy; the deeper
@@ -48,6 +57,7 @@ constexpr int kFusedResidualBatch = 1;
 template <class T, class OutT, Tf32Split S>
 __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_kernel(const SpmmParams<T, OutT> p) {
   __shared__ uint4 ring[kTcWarpsPerBlock * kTcRingChunks];  // B stages, then split-K or residual partial sums
+  spmm_prologue(p);
   const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
   residual_block<kFusedResidualBatch, fused_residual_features<T>()>(p.res, block - p.tc_blocks,
@@ -84,6 +94,7 @@ template <class T, class OutT, int V>
 __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ Accum<T> partials[V * kResThreadsPerBlock];
+  spmm_prologue(p);
   residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials);
 }
 

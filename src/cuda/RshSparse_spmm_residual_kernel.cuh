@@ -3,12 +3,12 @@
 // that G x V features cover n with little waste) computes one work item (a
 // residual row or a piece of one) for one slice of G x V features; each lane
 // owns V = 8 features (FP16: 8 consecutive, one 16-byte B load; FP32: two
-// quads, see dense_access) or V = 4 (FP32: one quad). Column ids and values
+// runs of 4, see dense_access) or V = 4 (FP32: one run). Column ids and values
 // are loaded G at a time, one per lane, and broadcast with shuffles. A CTA
 // runs 256 / G consecutive items of one slice (CTAs slice by slice); a row
 // cut into pieces inside that range is summed through shared memory by its
 // first piece, so only rows too long for one CTA add into C with atomics.
-// FP64 lanes hold one quad (V = 4, two 16-byte loads) and accumulate in FP64.
+// FP64 lanes hold V = 4 (two runs of 2, one 16-byte load each) and accumulate in FP64.
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -93,10 +93,11 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   // holds the B rows of one slice only.
   const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
   const int item = item_block * (kResThreadsPerBlock / G) + threadIdx.x / G;
-  // FP16: 8 consecutive features a lane; FP32 and FP64: V / 4 quads 4 x G apart (whole sectors a load, see
-  // dense_access).
-  const int qs = sizeof(T) >= 4 ? 4 * G : 4;
-  const int f = slice * V * G + (sizeof(T) >= 4 ? 4 : 8) * lane_in_group;
+  // FP16: 8 consecutive features a lane; FP32 and FP64: runs of one 16-byte vector (4 floats, 2 doubles)
+  // R x G apart (whole sectors a load, see dense_access).
+  constexpr int R = run_elems<T>();
+  const int qs = sizeof(T) >= 4 ? R * G : R;
+  const int f = slice * V * G + (sizeof(T) >= 4 ? R : 8) * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   // Small matrices are latency-bound: one load before the first column id.
   const bool has_item = item < p.num_items;  // whole groups alike
@@ -145,9 +146,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
 /// once and only atomic items wait for this grid (wait_for_prior_grid).
 template <class OutT, class A>
 __global__ void __launch_bounds__(256) scale_rows_kernel(const int* rows, int num_rows, DenseRef<OutT> C, A beta) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
+  allow_dependent_launch();
   constexpr int kVec = 16 / int(sizeof(OutT));
   const int lane = threadIdx.x % 32, warps = gridDim.x * (blockDim.x / 32);
   for (int r = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; r < num_rows; r += warps) {

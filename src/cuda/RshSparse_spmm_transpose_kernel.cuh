@@ -37,11 +37,14 @@ inline int transposed_width(int n) {
 /// q_count, with src(p, q) = 0 for p >= p_count: src is p_count x q_count row-major (element (p, q) at src[p * src_ld +
 /// q]), dst q_count x p_out row-major. A 1-D grid of 32 x 32 tiles (q fastest), 32 x 8 threads a tile:
 /// reads go along q and writes along p, 32 consecutive elements a warp, through a padded shared tile.
+/// Launched behind the multiply that writes src (programmatic dependent launch), it waits for it first.
 template <class Src, class Dst>
 __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
     transpose_kernel(const Src* __restrict__ src, int64_t src_ld, int p_count, int q_count, Dst* __restrict__ dst,
                      int64_t dst_ld, int p_out, Accum<Src> beta) {
   __shared__ Accum<Src> tile[kTransposeTile][kTransposeTile + 1];  // +1: column reads hit 32 banks
+  allow_dependent_launch();
+  wait_for_prior_grid();
   const int q_tiles = (q_count + kTransposeTile - 1) / kTransposeTile;
   const int p0 = static_cast<int>(blockIdx.x / q_tiles) * kTransposeTile;
   const int q0 = static_cast<int>(blockIdx.x % q_tiles) * kTransposeTile;
@@ -61,16 +64,22 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
   }
 }
 
-/// Launches transpose_kernel on `stream` (see there); nothing to do for an empty matrix.
+/// Launches transpose_kernel on `stream` (see there), behind the kernel before it (`after_prior`: src is
+/// what that kernel writes) with programmatic dependent launch; nothing to do for an empty matrix.
 template <class Src, class Dst>
 void transpose(const Src* src, int64_t src_ld, int p_count, int q_count, Dst* dst, int64_t dst_ld, int p_out,
-               Accum<Src> beta, cudaStream_t stream) {
+               Accum<Src> beta, cudaStream_t stream, bool after_prior) {
   if (p_out == 0 || q_count == 0) return;
   const int64_t tiles =
       int64_t((p_out + kTransposeTile - 1) / kTransposeTile) * ((q_count + kTransposeTile - 1) / kTransposeTile);
   if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: dense matrix too large to transpose");
-  transpose_kernel<Src, Dst><<<static_cast<unsigned>(tiles), dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
-      src, src_ld, p_count, q_count, dst, dst_ld, p_out, beta);
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(tiles));
+  cfg.blockDim = dim3(kTransposeTile, kTransposeRows);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr = programmatic_launch();
+  cfg.attrs = &attr, cfg.numAttrs = after_prior ? 1 : 0;
+  cudaLaunchKernelEx(&cfg, transpose_kernel<Src, Dst>, src, src_ld, p_count, q_count, dst, dst_ld, p_out, beta);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
     throw std::runtime_error(std::string("rsh::cuda::spmm: launch of transpose_kernel failed: ") +
