@@ -105,7 +105,8 @@ struct KernelConfig {
   int dense_stages = 0;       ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
   int dense_round_steps = 0;  ///< dense blocks: column blocks a round: kDenseRoundSteps<T>, or twice (one stage)
   /// Column-major B and C: 1 read and written in place (strided elements), 2 B through a row-major copy and
-  /// C in place, 3 both through row-major copies (0: the planner's: 1 for small operands, else 3).
+  /// C in place, 3 both through row-major copies (0: the planner's, by the operands' sizes and whether work
+  /// items add into C with atomics: detail::column_major_mode).
   int column_major = 0;
 };
 

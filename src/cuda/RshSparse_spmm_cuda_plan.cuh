@@ -554,10 +554,10 @@ void spmm_view(const PlanView<T>& d, Accum<T> alpha, const T* B, int64_t ldb, Ac
                int n, Layout layout, cudaStream_t stream) {
   if (layout == Layout::kColMajor) {
     // Column-major B and C (see transpose_kernel): through row-major copies, B of `width` features (zero past
-    // n) and C as an FP32 result, unless the operands are small enough for the copies' two extra dependent
-    // launches to cost more than the strided elements they save.
+    // n) and C as an FP32 result, unless they are small enough for a copy's extra dependent launch to cost
+    // more than the strided elements it saves (column_major_mode).
     int mode = d.config.column_major;
-    if (mode == 0) mode = int64_t(d.num_rows + d.num_cols) * n * int64_t(sizeof(T)) <= kColumnMajorInPlaceBytes ? 1 : 3;
+    if (mode == 0) mode = column_major_mode(d.num_rows, d.num_cols, n, int(sizeof(T)), d.num_scale_rows > 0);
     // The three kernels run behind one another with programmatic dependent launch (see launch_spmm).
     if (mode > 1) {
       const int width = transposed_width(n);

@@ -22,11 +22,21 @@ namespace detail {
 constexpr int kTransposeTile = 32;  ///< the square tile a CTA moves through shared memory
 constexpr int kTransposeRows = 8;   ///< thread rows of a CTA (32 x 8 threads, 4 elements each)
 
-/// Column-major B and C of at most this many bytes together are read and written in place: such calls are
-/// launch-bound, and the copies add two dependent launches. On the H100 (FP32, N = 128, the 95 shared
-/// matrices) in place ran x0.52-0.68 of the copies' time up to 164 KB but for one layer (x1.09), and from
-/// 0.5 MB on it lost on every layer of 90% sparsity and up (x1.6-8.5).
-constexpr int64_t kColumnMajorInPlaceBytes = int64_t(256) << 10;
+/// How column-major operands are multiplied (KernelConfig::column_major 0): B is read in place when it is at
+/// most kColumnMajorInPlaceBBytes (its strided gathers stay in each SM's L1 and the call is launch-bound);
+/// else B goes through a row-major copy, and C is written in place (mode 2) when the operands are at most
+/// kColumnMajorInPlaceCBytes and no work item adds into C with atomics (strided atomics and pre-scaling cost
+/// more than C's copy), else through a copy too (mode 3). Fitted on the H100, FP32, N = 128, the 65 shared
+/// matrices with operands up to 2 MB (perf_tests/results/h100_2026-11-26d.md).
+constexpr int64_t kColumnMajorInPlaceBBytes = int64_t(96) << 10;
+constexpr int64_t kColumnMajorInPlaceCBytes = int64_t(2) << 20;
+
+/// KernelConfig::column_major's modes: 1 in place, 2 B copied, 3 B and C copied.
+inline int column_major_mode(int rows, int cols, int n, int element_bytes, bool atomic_items) {
+  if (int64_t(cols) * n * element_bytes <= kColumnMajorInPlaceBBytes) return 1;
+  if (int64_t(rows + cols) * n * element_bytes <= kColumnMajorInPlaceCBytes && !atomic_items) return 2;
+  return 3;
+}
 
 /// Features of a row-major copy: n rounded up to 8, so that its rows are whole 16-byte vectors.
 inline int transposed_width(int n) {
