@@ -568,7 +568,9 @@ void spmm_view(const PlanView<T>& d, Accum<T> alpha, const T* B, int64_t ldb, Ac
       StreamBuffer<Accum<T>> c_rows(size_t(d.num_rows) * width, stream);
       const DenseRef<Accum<T>> c_ref{c_rows.get(), width, 1, width, true};  // padding features are stored too
       spmm_rows(d, alpha, b_ref, Accum<T>(0), c_ref, n, stream, true);
-      return transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream, true);
+      // Behind the multiply only without the pre-scaling grid, which writes rows of the copy's source that the
+      // multiply itself may not wait for.
+      return transpose(c_rows.get(), width, d.num_rows, n, C, ldc, d.num_rows, beta, stream, d.num_scale_rows == 0);
     }
   }
   spmm_rows(d, alpha, dense_ref<const T>(B, ldb, n, layout), beta, dense_ref<OutT>(C, ldc, n, layout), n, stream);
