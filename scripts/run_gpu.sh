@@ -54,61 +54,75 @@ if [[ $what == sanitize || $what == all ]]; then
   # split (default 4), RSH_SANITIZER_FIRST and RSH_SANITIZER_LAST the shards this call runs (default: all),
   # or RSH_SANITIZER_LIST names them ("3 17 40"), so that a slow tool spans several calls;
   # RSH_SANITIZER_JOBS the shards run at once (default: the cores). RSH_SANITIZER_DEADLINE (seconds from
-  # the tool's start) stops every shard then and starts none after it, RSH_SANITIZER_TIMEOUT (seconds) a
-  # shard that runs longer; a stopped shard's log shows how far it got, and the shards to run again are
-  # listed ("unfinished shards"). Each tool's logs come back packed in <tool>_logs.tar.gz.
+  # the start of the call's sanitizer runs) stops every shard then and starts none after it,
+  # RSH_SANITIZER_TIMEOUT (seconds) a shard that runs longer; a stopped shard's log shows how far it got,
+  # and the shards to run again are listed ("unfinished shards"). Each tool's logs come back packed in
+  # <tool>_logs.tar.gz.
   # The > 2^31-nonzero test is left out unless GTEST_FILTER names it: its kernels are the other tests' at a
-  # size the tools would take hours over.
+  # size the tools would take hours over. RSH_TEST_SANITIZER=1 has every test keep its kernel configurations
+  # and leave out what only repeats them (rsh::test::under_sanitizer()).
   # racecheck checks the kernels rsh launches itself (its CUDA kernels, CUB's) at every severity, not
   # cuSPARSE's (KokkosSparse::spmv's, which the tests compare with: its csrmv_v3_kernel reports races);
   # racecheck-kokkos the Kokkos-launched ones (the inspector's parallel_for / reduce / scan) at error
   # severity, since Kokkos' own warp-synchronous reductions and scans report warning-level hazards
   # (kokkos/kokkos#4482, #6217).
-  tools=memcheck,racecheck,racecheck-kokkos,initcheck,synccheck
+  tools=racecheck,memcheck,racecheck-kokkos,initcheck,synccheck
   [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
   shards=${RSH_SANITIZER_SHARDS:-4}
   first=${RSH_SANITIZER_FIRST:-0}; last=${RSH_SANITIZER_LAST:-$((shards - 1))}
   read -r -a shard_list <<< "${RSH_SANITIZER_LIST:-$(seq -s ' ' "$first" "$last")}"
-  jobs=${RSH_SANITIZER_JOBS:-$(nproc)}; (( jobs > ${#shard_list[@]} )) && jobs=${#shard_list[@]}
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); (( gpus > 0 )) || gpus=1
   export GTEST_FILTER=${GTEST_FILTER:-*-CudaHugeMatrix.*}
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
-  for tool in ${tools//,/ }; do
-    case $tool in
-      racecheck) flags=(--tool racecheck --kernel-name-exclude kns=cuda_parallel_launch --kernel-name-exclude kns=cusparse) ;;
-      racecheck-kokkos) flags=(--tool racecheck --kernel-name kns=cuda_parallel_launch --racecheck-detect-level error) ;;
-      *) flags=(--tool "$tool") ;;
+  # One pool over every (tool, shard) job of the call, the tools in the order given (the slowest first fills
+  # the cores best), so that no core waits for one tool's last shards while another tool has work.
+  tool_flags() {
+    case $1 in
+      racecheck) echo --tool racecheck --kernel-name-exclude kns=cuda_parallel_launch --kernel-name-exclude kns=cusparse ;;
+      racecheck-kokkos) echo --tool racecheck --kernel-name kns=cuda_parallel_launch --racecheck-detect-level error ;;
+      *) echo --tool "$1" ;;
     esac
-    echo "== compute-sanitizer $tool: ${#shard_list[@]} of $shards rsh_cuda_tests shards, $jobs at once on $gpus" \
-      "GPUs ($sanitizer ${flags[*]})"
-    deadline=$(( $(date +%s) + ${RSH_SANITIZER_DEADLINE:-864000} ))
-    # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
-    # every test's line is kept, so that a run cut short shows how far it got.
-    run_shard() {
-      local left=$(( deadline - $(date +%s) )) limit=${RSH_SANITIZER_TIMEOUT:-0}
-      (( limit == 0 || limit > left )) && limit=$left
-      OMP_NUM_THREADS=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 )) OMP_PROC_BIND=false \
-        CUDA_VISIBLE_DEVICES=$(( $1 % gpus )) GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$1 \
-        timeout "$limit" "$sanitizer" "${flags[@]}" --error-exitcode 3 $dev/bin/rsh_cuda_tests \
-        > "$out/${tool}_$1.log" 2>&1
-    }
-    running=0
-    for s in "${shard_list[@]}"; do
-      if (( running == jobs )); then wait -n || status=1; running=$((running - 1)); fi
-      (( $(date +%s) < deadline - 5 )) || break
-      run_shard "$s" &
-      running=$((running + 1))
-    done
-    while (( running > 0 )); do wait -n || status=1; running=$((running - 1)); done
-    grep -hE "SUMMARY|FAILED" "$out/${tool}"_*.log | sort | uniq -c
-    echo "tests finished: $(cat "$out/${tool}"_*.log | grep -cE '^\[ +(OK|FAILED) +\]')"
+  }
+  pairs=()
+  for tool in ${tools//,/ }; do
+    for s in "${shard_list[@]}"; do pairs+=("$tool:$s"); done
+    echo "== compute-sanitizer $tool: ${#shard_list[@]} of $shards rsh_cuda_tests shards" \
+      "($sanitizer $(tool_flags "$tool"))"
+  done
+  jobs=${RSH_SANITIZER_JOBS:-$(nproc)}; (( jobs > ${#pairs[@]} )) && jobs=${#pairs[@]}
+  echo "== ${#pairs[@]} jobs, $jobs at once on $gpus GPUs"
+  deadline=$(( $(date +%s) + ${RSH_SANITIZER_DEADLINE:-864000} ))
+  # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
+  # every test's line is kept, so that a run cut short shows how far it got.
+  run_shard() {  # tool shard
+    local left=$(( deadline - $(date +%s) )) limit=${RSH_SANITIZER_TIMEOUT:-0}
+    (( limit == 0 || limit > left )) && limit=$left
+    # shellcheck disable=SC2046  # the flags are words
+    RSH_TEST_SANITIZER=1 OMP_NUM_THREADS=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 )) OMP_PROC_BIND=false \
+      CUDA_VISIBLE_DEVICES=$(( $2 % gpus )) GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$2 \
+      timeout "$limit" "$sanitizer" $(tool_flags "$1") --error-exitcode 3 $dev/bin/rsh_cuda_tests \
+      > "$out/$1_$2.log" 2>&1
+  }
+  running=0
+  for pair in "${pairs[@]}"; do
+    if (( running == jobs )); then wait -n || status=1; running=$((running - 1)); fi
+    (( $(date +%s) < deadline - 5 )) || break
+    run_shard "${pair%%:*}" "${pair##*:}" &
+    running=$((running + 1))
+  done
+  while (( running > 0 )); do wait -n || status=1; running=$((running - 1)); done
+  for tool in ${tools//,/ }; do
+    echo "== compute-sanitizer $tool"
+    grep -hE "SUMMARY|FAILED" "$out/${tool}"_[0-9]*.log 2>/dev/null | sort | uniq -c
+    echo "tests finished: $(cat "$out/${tool}"_[0-9]*.log 2>/dev/null | grep -cE '^\[ +(OK|FAILED) +\]')"
     unfinished=()
     for s in "${shard_list[@]}"; do
       grep -q '^\[==========\] .* ran\.' "$out/${tool}_$s.log" 2>/dev/null || unfinished+=("$s")
     done
     echo "unfinished shards (${#unfinished[@]}): ${unfinished[*]}"
     (( ${#unfinished[@]} == 0 )) || status=1
-    tar -C "$out" -czf "$out/${tool}_logs.tar.gz" $(cd "$out" && ls "${tool}"_*.log) && rm -f "$out/${tool}"_*.log
+    logs=$(cd "$out" && ls "${tool}"_[0-9]*.log 2>/dev/null)
+    [ -n "$logs" ] && tar -C "$out" -czf "$out/${tool}_logs.tar.gz" $logs && (cd "$out" && rm -f $logs)
   done
 fi
 if [[ $what == bench || $what == all ]]; then

@@ -27,6 +27,18 @@ inline Options options(Partition p, int max_tiles = 64, int max_residual_nnz = 1
   return o;
 }
 
+/// True when the tests run under compute-sanitizer (scripts/run_gpu.sh sanitize sets RSH_TEST_SANITIZER=1).
+/// There each test keeps every kernel configuration it covers and leaves out what only runs the same
+/// kernels again (a second call, the handle-free call, the comparison with another library, a repeated
+/// matrix): the tools multiply the kernels' time hundreds of times, and a repeat checks nothing new.
+inline bool under_sanitizer() {
+  static const bool on = [] {
+    const char* v = std::getenv("RSH_TEST_SANITIZER");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  return on;
+}
+
 /// Fresh random seed per call (printed by the caller on failure).
 inline uint64_t fresh_seed() {
   static std::random_device rd;

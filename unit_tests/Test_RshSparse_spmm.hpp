@@ -57,8 +57,8 @@ class SpmmTest : public KokkosTest<Cfg> {
   using typename Base::MultiVector;
   using typename Base::Scalar;
 
-  /// One multiply C = alpha op(A) B + beta C through rsh::spmm on a fresh handle and handle-free,
-  /// checked against the reference and against KokkosSparse::spmv. `nonnegative` makes A and B
+  /// One multiply C = alpha op(A) B + beta C through rsh::spmm on a fresh handle and (but under the
+  /// sanitizer) handle-free, checked against the reference and against KokkosSparse::spmv. `nonnegative` makes A and B
   /// non-negative: for shapes where a column of C is one dot product, whose relative error under
   /// cancellation is unbounded in any precision. `mode` is "N" or "T".
   void check(const impl::HostCrs& A_signed, int n, double alpha, double beta, const Options& opt,
@@ -79,20 +79,22 @@ class SpmmTest : public KokkosTest<Cfg> {
     MultiVector C = to_view(random_dense(t ? A_in.num_cols : A_in.num_rows, n, seed + 1));
     if (beta == 0) Kokkos::deep_copy(C, nan());  // must be ignored
     const Dense C0 = from_view(C);
-    MultiVector C_kk("C_kk", C.extent(0), C.extent(1));
-    Kokkos::deep_copy(C_kk, C);
     const Dense ref = t ? reference_spmm_transposed(rounded(A_in), from_view(B), alpha, beta, C0)
                         : reference_spmm(rounded(A_in), from_view(B), alpha, beta, C0);
-
-    MultiVector C_free("C_free", C.extent(0), C.extent(1));
+    MultiVector C_kk("C_kk", C.extent(0), C.extent(1)), C_free("C_free", C.extent(0), C.extent(1));
+    Kokkos::deep_copy(C_kk, C);
     Kokkos::deep_copy(C_free, C);
+
     Handle handle(opt);
     rsh::spmm(ExecSpace(), &handle, mode, static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C);
-    rsh::spmm(ExecSpace(), mode, static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C_free);
-    kk_spmv<ExecSpace>(mode, A, B, static_cast<Scalar>(alpha), static_cast<Scalar>(beta), C_kk);
     ExecSpace().fence();
     const double tol = spmm_tolerance<Scalar>(opt);
     EXPECT_LE(error(ref, C), tol);
+    if (under_sanitizer()) return;  // the handle-free call runs the same kernels; KokkosKernels' are not ours
+
+    rsh::spmm(ExecSpace(), mode, static_cast<Scalar>(alpha), A, B, static_cast<Scalar>(beta), C_free);
+    kk_spmv<ExecSpace>(mode, A, B, static_cast<Scalar>(alpha), static_cast<Scalar>(beta), C_kk);
+    ExecSpace().fence();
     // KokkosKernels' host kernels sum in the scalar: on rows of thousands of terms bhalf_t's sums lose every
     // bit there, so bhalf_t is compared with KokkosSparse::spmv only where KokkosKernels meets the bound.
     if (!is_bhalf<Scalar>() || error(ref, C_kk) <= 10 * tol)
@@ -524,6 +526,8 @@ void expect_same_pattern(const impl::HostPattern& want, const Pattern& got_on_sp
 
 TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
   using ExecSpace = typename TestFixture::ExecSpace;
+  if (under_sanitizer() && std::is_same<typename TestFixture::Layout, Kokkos::LayoutLeft>::value)
+    GTEST_SKIP() << "the inspection reads A alone: LayoutRight's configuration runs the same kernels";
   const uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::vector<impl::HostCrs> matrices = {random_crs(3000, 2000, 24, seed), random_crs(1500, 1500, 6, seed + 1, true),
