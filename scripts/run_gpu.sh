@@ -70,7 +70,7 @@ if [[ $what == sanitize || $what == all ]]; then
   # parallel_for / reduce / scan) at error severity, since Kokkos' own warp-synchronous reductions and
   # scans report warning-level hazards (kokkos/kokkos#4482, #6217).
   tools=racecheck,memcheck,racecheck-kokkos,racecheck-cub,initcheck,synccheck
-  cub_filter=${RSH_SANITIZER_CUB_FILTER:-*InspectorOnTheSpaceMatchesTheHostOne*:*LongWindowsOfHubRows*:*HandleFreeRepeatsSeeInPlaceChanges*:CudaSpmmCsr.*}
+  cub_filter=${RSH_SANITIZER_CUB_FILTER:-*InspectorOnTheSpaceMatchesTheHostOne*:*LongWindowsOfHubRows*:*HandleFreeRepeatsSeeInPlaceChanges*:CudaSpmmCsr*}
   [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
   shards=${RSH_SANITIZER_SHARDS:-4}
   first=${RSH_SANITIZER_FIRST:-0}; last=${RSH_SANITIZER_LAST:-$((shards - 1))}
