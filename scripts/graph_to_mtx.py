@@ -46,6 +46,30 @@ def read_edgelist(lines):
     return len(ids), [(index[u], index[v]) for u, v in pairs], None
 
 
+def matrix_entries(edges, directed):
+    """The (row, col) entries of a graph's edges: sorted, no duplicates, no self-loops, both directions unless
+    directed."""
+    entries = set()
+    for u, v in edges:
+        if u == v:
+            continue
+        entries.add((u, v))
+        if not directed:
+            entries.add((v, u))
+    return sorted(entries)
+
+
+def write_mtx(path, n, entries, name='', source=''):
+    with gzip.open(path, 'wt') as out:
+        out.write('%%MatrixMarket matrix coordinate pattern general\n')
+        if name:
+            out.write(f'% name: {name}\n')
+        if source:
+            out.write(f'% source: {source}\n')
+        out.write(f'{n} {n} {len(entries)}\n')
+        out.writelines(f'{u + 1} {v + 1}\n' for u, v in entries)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('format', choices=['metis', 'edgelist'])
@@ -58,26 +82,11 @@ def main():
     with open(a.input, errors='replace') as f:
         lines = f.read().splitlines()
     n, edges, declared = read_metis(lines) if a.format == 'metis' else read_edgelist(lines)
-    directed = a.directed and a.format == 'edgelist'
-    entries = set()
-    for u, v in edges:
-        if u == v:
-            continue
-        entries.add((u, v))
-        if not directed:
-            entries.add((v, u))
+    entries = matrix_entries(edges, a.directed and a.format == 'edgelist')
     if declared is not None and len(entries) != 2 * declared:
         print(f'warning: {declared} edges declared, {len(entries) // 2} distinct undirected edges read',
               file=sys.stderr)
-    entries = sorted(entries)
-    with gzip.open(a.output, 'wt') as out:
-        out.write('%%MatrixMarket matrix coordinate pattern general\n')
-        if a.name:
-            out.write(f'% name: {a.name}\n')
-        if a.source:
-            out.write(f'% source: {a.source}\n')
-        out.write(f'{n} {n} {len(entries)}\n')
-        out.writelines(f'{u + 1} {v + 1}\n' for u, v in entries)
+    write_mtx(a.output, n, entries, a.name, a.source)
     print(f'{a.output}: {n} x {n}, {len(entries)} nonzeros', file=sys.stderr)
 
 
