@@ -156,7 +156,7 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
   cfg.blockDim = dim3(kResThreadsPerBlock);
   cfg.stream = stream;
   cudaLaunchAttribute attr = programmatic_launch();
-  cfg.attrs = &attr, cfg.numAttrs = after_prior ? 1 : 0;
+  cfg.attrs = &attr, cfg.numAttrs = programmatic_attrs(after_prior);
   cudaLaunchKernelEx(&cfg, kernel, p);
   check_launch(name);
 }

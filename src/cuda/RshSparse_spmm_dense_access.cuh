@@ -12,7 +12,9 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -231,6 +233,16 @@ inline cudaLaunchAttribute programmatic_launch() {
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   return attr;
+}
+/// Attributes a launch behind a kernel of its own call takes: programmatic_launch's one, unless the
+/// environment sets RSH_CUDA_DEPENDENT_LAUNCH=0 (read once), which serialises every launch in full: a switch to
+/// tell an ordering fault from a tool's limitation, at the cost of each chained launch's latency.
+inline unsigned programmatic_attrs(bool after_prior) {
+  static const bool enabled = [] {
+    const char* v = std::getenv("RSH_CUDA_DEPENDENT_LAUNCH");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  return after_prior && enabled ? 1u : 0u;
 }
 /// Lets a grid launched behind this one with programmatic dependent launch
 /// start once every CTA of this grid has called this (or ended): it still

@@ -88,7 +88,7 @@ void transpose(const Src* src, int64_t src_ld, int p_count, int q_count, Dst* ds
   cfg.blockDim = dim3(kTransposeTile, kTransposeRows);
   cfg.stream = stream;
   cudaLaunchAttribute attr = programmatic_launch();
-  cfg.attrs = &attr, cfg.numAttrs = after_prior ? 1 : 0;
+  cfg.attrs = &attr, cfg.numAttrs = programmatic_attrs(after_prior);
   cudaLaunchKernelEx(&cfg, transpose_kernel<Src, Dst>, src, src_ld, p_count, q_count, dst, dst_ld, p_out, beta);
   const cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess)
