@@ -88,6 +88,10 @@ struct ReorderOptions {
   /// line of a column-major B); with row-major B every column is its own B
   /// row, and tiles are built from exact columns, so the default is 1.
   int mask_block_columns = 1;
+  /// MinHash on a square A (a graph): rounds of label propagation that refine its clusters, each row taking
+  /// the cluster most of its columns' rows are in. 0 keeps the two-hop clusters. Each round reads every
+  /// nonzero once.
+  int minhash_label_rounds = 0;
 };
 
 /// Which executor runs the multiply.

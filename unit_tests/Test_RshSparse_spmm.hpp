@@ -160,6 +160,15 @@ TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
       SCOPED_TRACE(reorder_name(policy));
       for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
     }
+  // MinHash's clusters refined by label propagation, which needs a square A (rows as a graph's vertices).
+  const auto S = random_crs(120, 120, 11, fresh_seed(), true);
+  for (Partition p : kAllPartitions) {
+    Options o = options(p, 2, 8);
+    o.reorder = Reorder::kMinHash;
+    o.reorder_options.minhash_label_rounds = 5;
+    SCOPED_TRACE("MinHash, 5 label rounds");
+    this->check(S, 9, 1.5, 0.5, o);
+  }
 }
 
 // Hub rows make windows longer than kLongWindowNnz, whose columns are ranked an entry a thread where
