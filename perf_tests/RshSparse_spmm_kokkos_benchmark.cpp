@@ -25,6 +25,7 @@
 //   --rsh_impl=LIST    implementations to run (default all)
 //   --rsh_mode=LIST    N,T (default N)
 //   --rsh_timing=MODE  gated (default) or stream
+//   --rsh_label_rounds=R  ReorderOptions::minhash_label_rounds of every rsh handle (default 0)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -54,6 +55,7 @@ struct Config : bench::ImplFilter {
   std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, modes{"N"};
   std::vector<int> widths{32, 128, 256};
   bool gated_timing = true;
+  int label_rounds = 0;  ///< ReorderOptions::minhash_label_rounds of every rsh handle
 };
 
 template <class Scalar>
@@ -207,6 +209,7 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     if (options_name == "rsh_none") o.reorder = Reorder::kNone;
     if (options_name == "rsh_minhash") o.reorder = Reorder::kMinHash;
     if (options_name == "rsh_locality") o.reorder = Reorder::kLocality;
+    o.reorder_options.minhash_label_rounds = cfg.label_rounds;
     handle = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
@@ -290,6 +293,7 @@ Config parse_flags(int& argc, char** argv) {
     if (!value("--rsh_impl=").empty()) return cfg.impls = bench::split_list(value("--rsh_impl=")), true;
     if (!value("--rsh_mode=").empty()) return cfg.modes = bench::split_list(value("--rsh_mode=")), true;
     if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
+    if (!value("--rsh_label_rounds=").empty()) return cfg.label_rounds = std::stoi(value("--rsh_label_rounds=")), true;
     return false;
   });
   return cfg;
