@@ -112,12 +112,10 @@ void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, cons
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
   ReorderOptions& r = cfg.reorder_options;
-  const std::map<std::string, int*> ints = {{"--rsh_neighbours=", &r.neighbours},
-                                            {"--rsh_max_postings=", &r.max_postings},
-                                            {"--rsh_max_scan=", &r.max_scan},
-                                            {"--rsh_hub_window=", &r.hub_window},
-                                            {"--rsh_rescore=", &r.rescore},
-                                            {"--rsh_label_rounds=", &r.minhash_label_rounds}};
+  const std::map<std::string, int*> ints = {
+      {"--rsh_neighbours=", &r.neighbours}, {"--rsh_max_postings=", &r.max_postings},
+      {"--rsh_max_scan=", &r.max_scan},     {"--rsh_hub_window=", &r.hub_window},
+      {"--rsh_rescore=", &r.rescore},       {"--rsh_label_rounds=", &r.minhash_label_rounds}};
   const std::map<std::string, double*> reals = {{"--rsh_alpha=", &r.alpha}, {"--rsh_min_paired=", &r.min_paired_rows}};
   const std::map<std::string, bool*> flags = {{"--rsh_two_opt=", &r.two_opt},
                                               {"--rsh_place_isolated=", &r.place_isolated}};
