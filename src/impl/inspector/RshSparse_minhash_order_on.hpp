@@ -30,12 +30,14 @@ KOKKOS_INLINE_FUNCTION uint64_t row_min(const RowMap& row_map, const Entries& en
   return m;
 }
 
-/// Label propagation over the graph of a square A's rows (row r's columns read as rows), `rounds` rounds from
-/// `label`: each row takes the label most of its columns hold, counted over at most kLabelSample of them (spread
-/// over a longer row), its own where that ties. Returns the labels (row ids, as the initial ones are).
+/// Columns of a row whose labels propagate_labels counts: a bounded local array a thread (hub rows sampled).
 constexpr int kLabelSample = 32;
 /// The most rounds ReorderOptions::minhash_label_rounds takes (each reads every nonzero once).
 constexpr int kMaxLabelRounds = 64;
+
+/// Label propagation over the graph of a square A's rows (row r's columns read as rows), `rounds` rounds from
+/// `label`: each row takes the label most of its columns hold, counted over at most kLabelSample of them (spread
+/// over a longer row), its own where that ties. Returns the labels (row ids, as the initial ones are).
 template <class ExecSpace>
 View1<int64_t, typename ExecSpace::memory_space> propagate_labels(
     const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
