@@ -4,12 +4,16 @@
 // GPU node). It asks Kokkos to fence after every kernel, so a kernel's time is
 // its launch to its end; the launches' host cost is in it. At exit it prints
 // each label's count and total milliseconds, longest first, to stderr.
+// KOKKOS_KERNEL_TIMES_TRACE=1 also prints each kernel's label to stderr as it
+// starts (unbuffered): with CUDA_LAUNCH_BLOCKING=1, the last label before a
+// fence's error names the kernel that faulted.
 // Build: g++ -O2 -shared -fPIC -o libkokkos_kernel_times.so scripts/kokkos_kernel_times.cpp
 // Use:   KOKKOS_TOOLS_LIBS=$PWD/libkokkos_kernel_times.so <program>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,9 +34,14 @@ struct Total {
 std::map<uint64_t, Open> open_regions;
 std::map<std::string, Total> totals;
 uint64_t next_id = 0;
+const bool trace = [] {
+  const char* v = std::getenv("KOKKOS_KERNEL_TIMES_TRACE");
+  return v != nullptr && std::string(v) == "1";
+}();
 
 void begin(const char* kind, const char* name, uint64_t* id) {
   *id = next_id++;
+  if (trace) std::fprintf(stderr, "kokkos_kernel_times: begin %s %s\n", kind, name);
   open_regions[*id] = Open{std::string(kind) + " " + name, Clock::now()};
 }
 
