@@ -36,7 +36,9 @@ set -uo pipefail
 out=${1:?output folder}; what=${2:-all}; shift $(( $# >= 2 ? 2 : 1 ))
 mkdir -p "$out"
 dev=.device
-[ -d $dev/bin ] || tar -C $dev -xJf $dev/bin.tar.xz  # as scripts/stage_device.sh packed it
+# Unpacked as scripts/stage_device.sh packed it, under a lock: a second run started beside this one must not
+# start the binaries while they are being written.
+flock "$dev/bin.tar.xz" sh -c "[ -d $dev/bin ] || tar -C $dev -xJf $dev/bin.tar.xz"
 export RSH_MATRIX_DIR=$PWD/$dev/matrices
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
@@ -48,12 +50,13 @@ if [[ $what == tests || $what == all ]]; then
   $dev/bin/rsh_unit_tests --gtest_brief=1 2>&1 | tee "$out/host_tests.log" | tail -5 || status=1
 fi
 if [[ $what == sanitize || $what == all ]]; then
-  # Every GPU test under each tool, the binary split into gtest shards (the tools' cost is mostly on the
-  # host): a pool of one shard a core runs them, each on GPU (shard mod the node's GPUs), so that a node of
-  # several GPUs shares the work and a long shard does not hold up the rest. RSH_SANITIZER_SHARDS sets the
-  # split (default 4), RSH_SANITIZER_FIRST and RSH_SANITIZER_LAST the shards this call runs (default: all),
-  # or RSH_SANITIZER_LIST names them ("3 17 40"), so that a slow tool spans several calls;
-  # RSH_SANITIZER_JOBS the shards run at once (default: the cores). RSH_SANITIZER_DEADLINE (seconds from
+  # Every GPU test under each tool, the binary split into gtest shards: a pool of four shards a GPU runs
+  # them, each on GPU (shard mod the node's GPUs), so that a node of several GPUs shares the work and a long
+  # shard does not hold up the rest (many more a GPU slow each long test past a call's time limit).
+  # RSH_SANITIZER_SHARDS sets the split (default 4), RSH_SANITIZER_FIRST and RSH_SANITIZER_LAST the shards
+  # this call runs (default: all), or RSH_SANITIZER_LIST names them ("3 17 40"), so that a slow tool spans
+  # several calls;
+  # RSH_SANITIZER_JOBS the shards run at once (default: four a GPU). RSH_SANITIZER_DEADLINE (seconds from
   # the start of the call's sanitizer runs) stops every shard then and starts none after it,
   # RSH_SANITIZER_TIMEOUT (seconds) a shard that runs longer; a stopped shard's log shows how far it got,
   # and the shards to run again are listed ("unfinished shards"). Each tool's logs come back packed in
@@ -98,7 +101,7 @@ if [[ $what == sanitize || $what == all ]]; then
     echo "== compute-sanitizer $tool: ${#shard_list[@]} of $shards rsh_cuda_tests shards" \
       "($sanitizer $(tool_flags "$tool"))"
   done
-  jobs=${RSH_SANITIZER_JOBS:-$(nproc)}; (( jobs > ${#pairs[@]} )) && jobs=${#pairs[@]}
+  jobs=${RSH_SANITIZER_JOBS:-$((4 * gpus))}; (( jobs > ${#pairs[@]} )) && jobs=${#pairs[@]}
   echo "== ${#pairs[@]} jobs, $jobs at once on $gpus GPUs"
   deadline=$(( $(date +%s) + ${RSH_SANITIZER_DEADLINE:-864000} ))
   # Each shard's OpenMP gets its share of the cores (the host tests' spaces would oversubscribe them);
@@ -127,7 +130,9 @@ if [[ $what == sanitize || $what == all ]]; then
     echo "tests finished: $(cat "$out/${tool}"_[0-9]*.log 2>/dev/null | grep -cE '^\[ +(OK|FAILED) +\]')"
     unfinished=()
     for s in "${shard_list[@]}"; do
-      grep -q '^\[==========\] .* ran\.' "$out/${tool}_$s.log" 2>/dev/null || unfinished+=("$s")
+      # Finished: the tests ran to their end and the tool printed its summary (a deadline can stop it between).
+      { grep -q '^\[==========\] .* ran\.' "$out/${tool}_$s.log" && grep -q 'SUMMARY' "$out/${tool}_$s.log"; } \
+        2>/dev/null || unfinished+=("$s")
     done
     echo "unfinished shards (${#unfinished[@]}): ${unfinished[*]}"
     (( ${#unfinished[@]} == 0 )) || status=1
