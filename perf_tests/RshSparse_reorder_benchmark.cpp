@@ -13,7 +13,8 @@
 //                       L2 holds 204800 rows of 128 FP16 features) into the cost: counter b_row_misses
 //   --rsh_alpha=A, --rsh_neighbours=K, --rsh_max_postings=P, --rsh_max_scan=S, --rsh_hub_window=H,
 //                       --rsh_rescore=M, --rsh_min_paired=F, --rsh_two_opt=0|1, --rsh_place_isolated=0|1,
-//                       --rsh_label_rounds=R (MinHash's label propagation):
+//                       --rsh_label_rounds=R (MinHash's label propagation), --rsh_window_chunk=W (MinHash's
+//                       windows regrouped in chunks of W rows):
 //                       ReorderOptions (default: theirs)
 #include <benchmark/benchmark.h>
 
@@ -112,10 +113,13 @@ void bench_reorder(benchmark::State& state, const bench::MatrixSource& src, cons
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
   ReorderOptions& r = cfg.reorder_options;
-  const std::map<std::string, int*> ints = {
-      {"--rsh_neighbours=", &r.neighbours}, {"--rsh_max_postings=", &r.max_postings},
-      {"--rsh_max_scan=", &r.max_scan},     {"--rsh_hub_window=", &r.hub_window},
-      {"--rsh_rescore=", &r.rescore},       {"--rsh_label_rounds=", &r.minhash_label_rounds}};
+  const std::map<std::string, int*> ints = {{"--rsh_neighbours=", &r.neighbours},
+                                            {"--rsh_max_postings=", &r.max_postings},
+                                            {"--rsh_max_scan=", &r.max_scan},
+                                            {"--rsh_hub_window=", &r.hub_window},
+                                            {"--rsh_rescore=", &r.rescore},
+                                            {"--rsh_label_rounds=", &r.minhash_label_rounds},
+                                            {"--rsh_window_chunk=", &r.minhash_window_chunk}};
   const std::map<std::string, double*> reals = {{"--rsh_alpha=", &r.alpha}, {"--rsh_min_paired=", &r.min_paired_rows}};
   const std::map<std::string, bool*> flags = {{"--rsh_two_opt=", &r.two_opt},
                                               {"--rsh_place_isolated=", &r.place_isolated}};

@@ -26,6 +26,7 @@
 //   --rsh_mode=LIST    N,T (default N)
 //   --rsh_timing=MODE  gated (default) or stream
 //   --rsh_label_rounds=R  ReorderOptions::minhash_label_rounds of every rsh handle (default 0)
+//   --rsh_window_chunk=W  ReorderOptions::minhash_window_chunk of every rsh handle (default 0)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -56,6 +57,7 @@ struct Config : bench::ImplFilter {
   std::vector<int> widths{32, 128, 256};
   bool gated_timing = true;
   int label_rounds = 0;  ///< ReorderOptions::minhash_label_rounds of every rsh handle
+  int window_chunk = 0;  ///< ReorderOptions::minhash_window_chunk of every rsh handle
 };
 
 template <class Scalar>
@@ -210,6 +212,7 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     if (options_name == "rsh_minhash") o.reorder = Reorder::kMinHash;
     if (options_name == "rsh_locality") o.reorder = Reorder::kLocality;
     o.reorder_options.minhash_label_rounds = cfg.label_rounds;
+    o.reorder_options.minhash_window_chunk = cfg.window_chunk;
     handle = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
@@ -294,6 +297,7 @@ Config parse_flags(int& argc, char** argv) {
     if (!value("--rsh_mode=").empty()) return cfg.modes = bench::split_list(value("--rsh_mode=")), true;
     if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
     if (!value("--rsh_label_rounds=").empty()) return cfg.label_rounds = std::stoi(value("--rsh_label_rounds=")), true;
+    if (!value("--rsh_window_chunk=").empty()) return cfg.window_chunk = std::stoi(value("--rsh_window_chunk=")), true;
     return false;
   });
   return cfg;

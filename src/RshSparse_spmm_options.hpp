@@ -92,6 +92,10 @@ struct ReorderOptions {
   /// the cluster most of its columns' rows are in. 0 keeps the two-hop clusters. Each round reads every
   /// nonzero once.
   int minhash_label_rounds = 0;
+  /// MinHash: rows of each chunk of this many positions (0 = off, or a multiple of 8 in [16, 64]) dealt into
+  /// 8-row windows again, each window taking the rows sharing most columns with it (Locality's rule inside
+  /// the chunk). Bounded work a row: the candidates are the chunk's rows.
+  int minhash_window_chunk = 0;
 };
 
 /// Which executor runs the multiply.

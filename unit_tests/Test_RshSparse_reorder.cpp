@@ -6,6 +6,7 @@
 #include <array>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "RshSparse_generators.hpp"
 #include "Test_RshSparse_common.hpp"
@@ -13,6 +14,7 @@
 #include "impl/RshSparse_permutation_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
 
 namespace {
@@ -353,6 +355,63 @@ TEST(Reorder, MinHashLabelRoundsRefineCommunities) {
   const HostCrs wide = rsh::test::random_crs(300, 500, 9, seed, true);
   EXPECT_EQ(order_with(wide, 5), order_with(wide, 0));
   for (int bad : {-1, rsh::impl::kMaxLabelRounds + 1}) EXPECT_THROW(order_with(A, bad), std::invalid_argument);
+}
+
+// Distinct columns per window of 8 consecutive positions of `order`, averaged over the windows.
+double mean_window_columns(const HostCrs& A, const std::vector<int>& order) {
+  double total = 0;
+  int windows = 0;
+  for (size_t w = 0; w < order.size(); w += 8, ++windows) {
+    std::set<int> cols;
+    for (size_t i = w; i < std::min(order.size(), w + 8); ++i)
+      cols.insert(A.entries.begin() + A.row_map[order[i]], A.entries.begin() + A.row_map[order[i] + 1]);
+    total += static_cast<double>(cols.size());
+  }
+  return windows ? total / windows : 0.0;
+}
+
+// Windows dealt again inside chunks (MinHash's ReorderOptions::minhash_window_chunk): from rows of two
+// column groups interleaved (row r in group r % 2, all sharing column 0), every window of a whole chunk
+// ends up with one group's rows, and the order stays a permutation; through MinHash on the shuffled
+// blocks, at least as compact as MinHash's own order; chunks out of range refused.
+TEST(Reorder, WindowChunksRegroupRows) {
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r < 70; ++r) {  // 70: a last, partial chunk
+    coo.push_back({r, 0, 1.0});
+    for (int c = 0; c < 8; ++c) coo.push_back({r, 1 + 16 * (r % 2) + c, 1.0});
+  }
+  const HostCrs interleaved = rsh::impl::coo_to_crs(70, 33, coo);
+  const auto A = rsh::impl::sorted_view_of(interleaved);
+  std::vector<int> given(70);
+  std::iota(given.begin(), given.end(), 0);
+  const auto host = Kokkos::DefaultHostExecutionSpace();
+  for (int chunk : {16, 32, 64}) {
+    const auto out = rsh::impl::regroup_windows_on(host, A, rsh::impl::host_array(given), chunk);
+    const std::vector<int> regrouped(out.data(), out.data() + out.extent(0));
+    expect_permutation(regrouped, interleaved.num_rows);
+    for (int w = 0; w < 64 / 8; ++w) {
+      std::set<int> groups;
+      for (int i = 8 * w; i < 8 * w + 8; ++i) groups.insert(regrouped[i] % 2);
+      EXPECT_EQ(groups.size(), 1u) << "chunk " << chunk << " window " << w;
+    }
+    EXPECT_LT(mean_window_columns(interleaved, regrouped), mean_window_columns(interleaved, given)) << chunk;
+  }
+  for (int bad : {-8, 0, 8, 20, 72})
+    EXPECT_THROW(rsh::impl::regroup_windows_on(host, A, rsh::impl::host_array(given), bad), std::invalid_argument)
+        << bad;
+
+  const HostCrs blocks = shuffled_blocks(seed);
+  rsh::Options o;
+  o.reorder = rsh::Reorder::kMinHash;
+  const std::vector<int> minhash = rsh::impl::row_order(blocks, o);
+  o.reorder_options.minhash_window_chunk = 64;
+  const std::vector<int> regrouped = rsh::impl::row_order(blocks, o);
+  expect_permutation(regrouped, blocks.num_rows);
+  EXPECT_LE(mean_window_columns(blocks, regrouped), mean_window_columns(blocks, minhash));
+  o.reorder_options.minhash_window_chunk = 12;
+  EXPECT_THROW(rsh::impl::row_order(blocks, o), std::invalid_argument);
 }
 
 TEST(Reorder, NamesRoundTrip) {

@@ -160,15 +160,19 @@ TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
       SCOPED_TRACE(reorder_name(policy));
       for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
     }
-  // MinHash's clusters refined by label propagation, which needs a square A (rows as a graph's vertices).
+  // MinHash's clusters refined by label propagation, which needs a square A (rows as a graph's vertices), and
+  // its windows dealt again in chunks (a last chunk of 56 rows).
   const auto S = random_crs(120, 120, 11, fresh_seed(), true);
-  for (Partition p : kAllPartitions) {
-    Options o = options(p, 2, 8);
-    o.reorder = Reorder::kMinHash;
-    o.reorder_options.minhash_label_rounds = 5;
-    SCOPED_TRACE("MinHash, 5 label rounds");
-    this->check(S, 9, 1.5, 0.5, o);
-  }
+  for (Partition p : kAllPartitions)
+    for (auto rounds_chunk : {std::make_pair(5, 0), std::make_pair(0, 64)}) {
+      Options o = options(p, 2, 8);
+      o.reorder = Reorder::kMinHash;
+      o.reorder_options.minhash_label_rounds = rounds_chunk.first;
+      o.reorder_options.minhash_window_chunk = rounds_chunk.second;
+      SCOPED_TRACE("MinHash, " + std::to_string(rounds_chunk.first) + " label rounds, window chunk " +
+                   std::to_string(rounds_chunk.second));
+      this->check(S, 9, 1.5, 0.5, o);
+    }
 }
 
 // Hub rows make windows longer than kLongWindowNnz, whose columns are ranked an entry a thread where

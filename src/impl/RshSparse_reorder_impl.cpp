@@ -489,8 +489,9 @@ std::vector<int> row_order(const HostCrs& A, const Options& options) {
     case Reorder::kLocality:
       return locality_order(A, options.reorder_options, options.report_progress);
     case Reorder::kMinHash: {
-      const auto order = minhash_order_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A),
-                                          options.reorder_options.minhash_label_rounds);
+      const auto order =
+          minhash_order_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A),
+                           options.reorder_options.minhash_label_rounds, options.reorder_options.minhash_window_chunk);
       return std::vector<int>(order.data(), order.data() + order.extent(0));
     }
     case Reorder::kAuto:

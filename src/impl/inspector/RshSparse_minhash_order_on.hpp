@@ -15,6 +15,7 @@
 
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_window_regroup_on.hpp"
 
 namespace rsh {
 namespace impl {
@@ -83,11 +84,12 @@ View1<int64_t, typename ExecSpace::memory_space> propagate_labels(
 /// single column is in all of them. Clusters keep the place of their first row in the given order (what
 /// locality between windows the given order has, say blocks of a block-diagonal matrix, survives); inside
 /// a cluster, rows sharing their one-hop column sit side by side. With `label_rounds` > 0 on a square A,
-/// the clusters are refined by that many rounds of label propagation (propagate_labels) from them.
+/// the clusters are refined by that many rounds of label propagation (propagate_labels) from them. With
+/// `window_chunk` > 0 the windows of each chunk of that many positions are dealt again (regroup_windows_on).
 template <class ExecSpace>
 View1<int, typename ExecSpace::memory_space> minhash_order_on(const ExecSpace& exec,
                                                               const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                              int label_rounds = 0) {
+                                                              int label_rounds = 0, int window_chunk = 0) {
   if (label_rounds < 0 || label_rounds > kMaxLabelRounds)
     throw std::invalid_argument("rsh::ReorderOptions: minhash_label_rounds = " + std::to_string(label_rounds) +
                                 " outside [0, " + std::to_string(kMaxLabelRounds) + "]");
@@ -134,7 +136,8 @@ View1<int, typename ExecSpace::memory_space> minhash_order_on(const ExecSpace& e
         key(r) = row_map(r + 1) == row_map(r) ? ~uint64_t(0) : uint64_t(cluster(r)) << 32 | (one_hop(r) >> 32);
       });
   sort_pairs(exec, key, order);
-  return order;
+  if (window_chunk == 0) return order;
+  return regroup_windows_on(exec, A, View1<const int, Mem>(order), window_chunk);
 }
 
 }  // namespace impl

@@ -58,7 +58,8 @@ RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& 
   Options partition_only = options;
   partition_only.reorder = Reorder::kNone;
   OrderCost identity = order_cost_on(exec, A, View1<const int, Mem>(), partition_only);
-  const View1<const int, Mem> minhash = minhash_order_on(exec, A, options.reorder_options.minhash_label_rounds);
+  const View1<const int, Mem> minhash = minhash_order_on(exec, A, options.reorder_options.minhash_label_rounds,
+                                                         options.reorder_options.minhash_window_chunk);
   OrderCost hashed = order_cost_on(exec, A, minhash, partition_only);
   // While B fits the cache every order fetches each B row once: the term would only add a constant.
   const int64_t cache_rows = reorder_cache_rows<ExecSpace>(options);
@@ -88,7 +89,8 @@ RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
       return out;
     case Reorder::kMinHash:
       out.policy = Reorder::kMinHash;
-      out.order = minhash_order_on(exec, A, options.reorder_options.minhash_label_rounds);
+      out.order = minhash_order_on(exec, A, options.reorder_options.minhash_label_rounds,
+                                   options.reorder_options.minhash_window_chunk);
       return out;
     case Reorder::kAuto:
       return select_reorder_on(exec, A, options);
