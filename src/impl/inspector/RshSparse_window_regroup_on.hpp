@@ -7,7 +7,8 @@
 // builds its windows from a row's nearest rows: a window starts from the first
 // row left in the chunk and takes, seven times, the row sharing most columns
 // with it. A thread a chunk, a bounded amount of work a row: the candidates are
-// the chunk's rows, never the whole matrix.
+// the chunk's rows, never the whole matrix, and each is compared over a
+// bounded number of its columns.
 #include <stdexcept>
 #include <string>
 
@@ -22,13 +23,19 @@ constexpr int kMaxWindowChunk = 64;
 /// columns past it (windows of long rows) left out of the comparison.
 constexpr int kRegroupWindowCols = 128;
 
+/// Columns of a candidate row compared with the window at most: a hub row costs what a short one does.
+constexpr int kRegroupRowCols = 4 * kRegroupWindowCols;
+
 /// Columns of row r of A (sorted) found in the sorted cols[0, count): how many the row would share with
-/// the window.
+/// the window, over the row's first kRegroupRowCols columns (none past the window's last can match).
 template <class Crs>
 KOKKOS_INLINE_FUNCTION int shared_columns(const Crs& A, int r, const int* cols, int count) {
   int shared = 0;
-  for (int64_t k = A.row_map(r); k < A.row_map(r + 1); ++k) {
+  const int64_t end =
+      A.row_map(r + 1) - A.row_map(r) > kRegroupRowCols ? A.row_map(r) + kRegroupRowCols : A.row_map(r + 1);
+  for (int64_t k = A.row_map(r); k < end; ++k) {
     const int c = A.entries(k);
+    if (count == 0 || c > cols[count - 1]) break;
     int lo = 0, hi = count;
     while (lo < hi) {
       const int mid = (lo + hi) / 2;
