@@ -10,10 +10,13 @@
 # With RSH_KOKKOS_ROOT=<prefix of a Kokkos + KokkosKernels built for CUDA, linked statically> the binaries
 # are built against it (in build-device/, or $RSH_BUILD_DIR), so that the tests and the benchmark run
 # rsh::spmm on Kokkos::Cuda; otherwise against the Kokkos CMake finds (Debian's: host spaces only).
+# RSH_DEVICE_DIR stages into another folder than .device (git-ignored as .device*; run_gpu.sh reads the same
+# variable), so that two builds travel side by side, e.g. a commit's sanitizer binary beside the head's.
 # RSH_STAGE_TARGETS="a b ..." builds and stages only those binaries (a build of every target takes long on a
 # small build machine).
 # Usage: [RSH_KOKKOS_ROOT=<prefix>] scripts/stage_device.sh [matrix-path-regex]   (default: all of ../shared/matrices)
 set -euo pipefail
+dev=${RSH_DEVICE_DIR:-.device}
 cd "$(dirname "$0")/.."
 if [ -n "${RSH_KOKKOS_ROOT:-}" ]; then
   build=${RSH_BUILD_DIR:-build-device}
@@ -26,26 +29,26 @@ targets=(rsh_cuda_tests rsh_unit_tests rsh_spmm_benchmark rsh_reorder_benchmark 
 [ -n "${RSH_KOKKOS_ROOT:-}" ] && targets+=(rsh_kokkos_benchmark rsh_sddmm_benchmark)
 [ -n "${RSH_STAGE_TARGETS:-}" ] && read -r -a targets <<< "$RSH_STAGE_TARGETS"
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
-rm -rf .device && mkdir -p .device/bin .device/lib .device/matrices
+rm -rf "$dev" && mkdir -p "$dev"/bin "$dev"/lib "$dev"/matrices
 for t in "${targets[@]}"; do
-  cp "$(find "$build" -name "$t" -type f -perm -u+x | head -1)" .device/bin/
+  cp "$(find "$build" -name "$t" -type f -perm -u+x | head -1)" "$dev"/bin/
 done
 # Libraries of this machine's packages that the GPU node (Ubuntu 24.04) does not have: Debian's Kokkos,
 # Google Benchmark, the OpenMP runtime. libcuda and the CUDA libraries are the node's own.
-for bin in .device/bin/*; do
+for bin in "$dev"/bin/*; do
   ldd "$bin" | awk '$3 ~ /^\// && $1 ~ /trilinos|benchmark|gomp/ {print $3}'
-done | sort -u | while read -r lib; do cp -L "$lib" .device/lib/; done
-strip .device/bin/*
+done | sort -u | while read -r lib; do cp -L "$lib" "$dev"/lib/; done
+strip "$dev"/bin/*
 # The Kokkos Tools library that times labelled kernels (run_gpu.sh kernel-times).
-g++ -O2 -shared -fPIC -std=c++17 -o .device/lib/libkokkos_kernel_times.so scripts/kokkos_kernel_times.cpp
-tar -C .device -cJf .device/bin.tar.xz bin lib && rm -rf .device/bin .device/lib
+g++ -O2 -shared -fPIC -std=c++17 -o "$dev"/lib/libkokkos_kernel_times.so scripts/kokkos_kernel_times.cpp
+tar -C "$dev" -cJf "$dev"/bin.tar.xz bin lib && rm -rf "$dev"/bin "$dev"/lib
 shared=../shared/matrices
 if [ -d "$shared" ]; then
   filter=${1:-.}
-  head -1 "$shared/MANIFEST.tsv" > .device/matrices/MANIFEST.tsv
-  tail -n +2 "$shared/MANIFEST.tsv" | awk -F'\t' -v re="$filter" '$1 ~ re' >> .device/matrices/MANIFEST.tsv
-  tail -n +2 .device/matrices/MANIFEST.tsv | cut -f1 | while read -r p; do
-    mkdir -p ".device/matrices/$(dirname "$p")" && cp "$shared/$p" ".device/matrices/$p"
+  head -1 "$shared/MANIFEST.tsv" > "$dev"/matrices/MANIFEST.tsv
+  tail -n +2 "$shared/MANIFEST.tsv" | awk -F'\t' -v re="$filter" '$1 ~ re' >> "$dev"/matrices/MANIFEST.tsv
+  tail -n +2 "$dev"/matrices/MANIFEST.tsv | cut -f1 | while read -r p; do
+    mkdir -p "$dev/matrices/$(dirname "$p")" && cp "$shared/$p" "$dev/matrices/$p"
   done
 fi
-du -sh .device
+du -sh "$dev"
