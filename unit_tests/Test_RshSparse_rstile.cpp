@@ -471,7 +471,7 @@ TEST(RsTileBuilder, DenseBlocksLayout) {
   EXPECT_EQ(l.groups, 2);
   EXPECT_EQ(l.col_blocks, 3);
   EXPECT_EQ(l.num_slots(), 128 * 48);
-  for (int bytes : {2, 4}) {
+  for (int bytes : {2, 4, 8}) {
     std::vector<int> seen(l.num_slots(), 0);
     for (int r = 0; r < 128; ++r)
       for (int c = 0; c < 48; ++c) ++seen[l.slot(r, c, bytes)];
@@ -484,6 +484,12 @@ TEST(RsTileBuilder, DenseBlocksLayout) {
   // TF32 m16n8k8 fragments: lane 4g + q holds (g, q), (g+8, q), (g, q+4), (g+8, q+4) of each k half.
   EXPECT_EQ(l.slot(9, 6, 4), (4 * 1 + 2) * 4 + 3);
   EXPECT_EQ(l.slot(0, 8, 4), 32 * 4);
+  // FP64 m8n8k4 fragments: lane 4g + q holds (g, q) and (g+8, q) of each 4-column quarter, the quarters 32
+  // lanes apart.
+  EXPECT_EQ(l.slot(2, 1, 8), (4 * 2 + 1) * 2);
+  EXPECT_EQ(l.slot(10, 1, 8), (4 * 2 + 1) * 2 + 1);
+  EXPECT_EQ(l.slot(5, 14, 8), (3 * 32 + 4 * 5 + 2) * 2);
+  EXPECT_EQ(l.slot(0, 16, 8), 4 * 256);
   // Next panel / column block / group.
   EXPECT_EQ(l.slot(16, 0, 2), 256);
   EXPECT_EQ(l.slot(0, 16, 2), 4 * 256);

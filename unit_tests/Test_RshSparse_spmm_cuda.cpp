@@ -188,7 +188,15 @@ TYPED_TEST(CudaSpmm, UnpaddedVectorPaths) {
 // of twice the length), rows and columns off the 16 x 16 / 64-row grid, both layouts.
 TYPED_TEST(CudaSpmm, DenseBlocksClustersAndRounds) {
   const uint64_t s = rsh::test::fresh_seed();
-  const int round = rsh::cuda::kDenseRoundSteps<typename TypeParam::first_type>;
+  using T = typename TypeParam::first_type;
+  {  // every precision, FP64 included, multiplies the blocks on Tensor Cores (not the residual on CUDA cores)
+    const auto A = rsh::test::random_crs(70, 40, 20, s);
+    const auto ins = rsh::impl::inspect(A, rsh::test::options(rsh::Partition::kDenseBlocks), "test");
+    const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
+    const rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, TypeParam::math);
+    EXPECT_NE(plan.describe().find("dense 16 x 16 blocks on Tensor Cores"), std::string::npos) << plan.describe();
+  }
+  const int round = rsh::cuda::kDenseRoundSteps<T>;
   const std::pair<int, int> stagings[] = {{1, round}, {2, round}, {1, 2 * round}};  // stages, round steps
   // Under the sanitizer the wide matrix keeps windows of more columns than the longest round (2 x 16 steps
   // of 16 columns, 16-bit), so that every staging still runs several rounds, at a third of the nonzeros.

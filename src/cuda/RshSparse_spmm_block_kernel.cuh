@@ -2,7 +2,8 @@
 // Dense-block Tensor-Core kernel, for small matrices dense enough at the
 // 16 x 16 block level (pruned DNN layers at 50-98% sparsity fill nearly every
 // block): A is stored whole (zeros included) in 16 x 16 blocks in MMA
-// fragment order, and the product runs as a dense GEMM on Tensor Cores.
+// fragment order, and the product runs as a dense GEMM on Tensor Cores
+// (FP16 / BF16 / TF32 with FP32 accumulation, FP64 in FP64).
 //
 // A CTA of 8 warps computes 64 rows (4 panels of 16 rows) x 64 features of C
 // (2 warps a panel, 32 features each) over a range of column blocks, staged in
@@ -29,8 +30,12 @@ constexpr int kBlockRows = kBlockDim * kBlockPanels;  ///< rows of C per CTA
 constexpr int kBlockFeatures = 64;                    ///< features of C per CTA
 constexpr int kWarpTiles = 4;                         ///< MMA columns of 8 features per warp
 constexpr int kBlockThreads = 32 * kBlockPanels * kBlockFeatures / (8 * kWarpTiles);  ///< 256
-constexpr int kBlockStride = kBlockFeatures + 8;           ///< padded staged B row: conflict-free fragment reads
-constexpr int kBlockBElements = kBlockDim * kBlockStride;  ///< staged B elements a step
+/// Padded staged B row (elements), so that a warp's B fragment reads hit distinct banks: 72 for 2- and 4-byte
+/// elements; 68 for FP64, whose half-warps read (k = q, n = g) as 8-byte words (rows 8 banks apart).
+template <class T>
+constexpr int kBlockStride = sizeof(T) == 8 ? kBlockFeatures + 4 : kBlockFeatures + 8;
+template <class T>
+constexpr int kBlockBElements = kBlockDim * kBlockStride<T>;  ///< staged B elements a step
 constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
 /// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90): on the H100 up to 2.8x slower than the
 /// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
@@ -39,7 +44,8 @@ constexpr int kBlockMaxWideCluster = 16;
 constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memory at once
 
 /// Per precision (and Tf32Split for float): one warp's MMAs over a 16 x 16 A block and 32 features of a
-/// staged 16 x 64 B block.
+/// staged 16 x 64 B block. Every precision leaves C(panel row g + 8h, feature 8j + 2q + e) of the warp's
+/// 16 x 32 tile in acc[j][2h + e].
 template <class T, Tf32Split S = Tf32Split::kNone>
 struct BlockMma;
 
@@ -58,7 +64,8 @@ struct BlockMma16 {
     const int m = lane / 8, k = (m % 2) * 8 + lane % 8;
 #pragma unroll
     for (int j = 0; j < kWarpTiles; j += 2) {
-      const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bs + k * kBlockStride + (j + m / 2) * 8));
+      const unsigned addr =
+          static_cast<unsigned>(__cvta_generic_to_shared(bs + k * kBlockStride<T> + (j + m / 2) * 8));
       uint32_t b[4];
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                    : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
@@ -97,8 +104,8 @@ struct BlockMma<float, S> {
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int j = 0; j < kWarpTiles; ++j) {
-        const uint32_t b0 = __float_as_uint(bs[(8 * h + q) * kBlockStride + 8 * j + g]);
-        const uint32_t b1 = __float_as_uint(bs[(8 * h + q + 4) * kBlockStride + 8 * j + g]);
+        const uint32_t b0 = __float_as_uint(bs[(8 * h + q) * kBlockStride<float> + 8 * j + g]);
+        const uint32_t b1 = __float_as_uint(bs[(8 * h + q + 4) * kBlockStride<float> + 8 * j + g]);
         const uint32_t* ah = a_hi + 4 * h;
         if constexpr (S == Tf32Split::kNone) {
           mma_tf32(acc[j], ah[0], ah[1], ah[2], ah[3], b0, b1);
@@ -115,6 +122,31 @@ struct BlockMma<float, S> {
   }
 };
 
+/// FP64 operands and accumulation: four mma.m8n8k4 k quarters per block, each over the block's two 8-row
+/// halves. A fragment: the lane's A(g + 8h, 4 quarter + q) of each quarter, one 16-byte chunk a quarter (the
+/// h = 0 value in its low words); B fragments (k = 4 quarter + q, n = 8j + g) as doubles from the staged block.
+template <Tf32Split S>
+struct BlockMma<double, S> {
+  static constexpr int kLaneWords = 16;
+  static constexpr int kRoundSteps = kDenseRoundSteps<double>;  ///< 68 KB of shared memory
+
+  __device__ __forceinline__ static void run(double (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
+                                             const double* bs, int lane) {
+    const int g = lane / 4, q = lane % 4;
+#pragma unroll
+    for (int quarter = 0; quarter < 4; ++quarter) {
+      const double a_lo = __hiloint2double(a[4 * quarter + 1], a[4 * quarter]);
+      const double a_hi = __hiloint2double(a[4 * quarter + 3], a[4 * quarter + 2]);
+#pragma unroll
+      for (int j = 0; j < kWarpTiles; ++j) {
+        const double b = bs[(4 * quarter + q) * kBlockStride<double> + 8 * j + g];
+        mma_f64(acc[j][0], acc[j][1], a_lo, b);
+        mma_f64(acc[j][2], acc[j][3], a_hi, b);
+      }
+    }
+  }
+};
+
 template <class T, class OutT>
 struct BlockParams {
   const T* values;  ///< (group, column block, panel) blocks of 256 values in fragment order
@@ -123,34 +155,35 @@ struct BlockParams {
   int slices;      ///< ceil(n / kBlockFeatures)
   DenseRef<const T> B;
   DenseRef<OutT> C;
-  float alpha, beta;
+  Accum<T> alpha, beta;
 };
 
 /// Dynamic shared memory of one CTA: `stages` rounds of RoundSteps A and B
-/// blocks, and the partial sums the cluster sends this CTA for the rows it stores.
+/// blocks, and the partial sums (in Accum<T>) the cluster sends this CTA for the rows it stores.
 template <class T, int RoundSteps>
 struct BlockSmem {
+  using Acc = Accum<T>;
   static constexpr int kSteps = RoundSteps;
   static constexpr int kAChunks = kBlockPanels * kBlockDim * kBlockDim * int(sizeof(T)) / 16;  ///< 16 bytes, a step
   static constexpr int kBChunks = kBlockDim * kBlockFeatures * int(sizeof(T)) / 16;
-  static constexpr int kBElements = kBlockBElements;
+  static constexpr int kBElements = kBlockBElements<T>;
   static constexpr int kCopies = (kAChunks + kBChunks) / kBlockThreads;  ///< 16-byte copies a thread a step
   static_assert(kAChunks % kBlockThreads == 0 || kBlockThreads % kAChunks == 0, "whole warps copy A or B");
   static_assert((kAChunks + kBChunks) % kBlockThreads == 0, "every thread copies alike");
-  static constexpr int kTileFloats = kBlockRows * kBlockFeatures;  ///< partial sums received (all ranks' copies)
+  static constexpr int kTileSums = kBlockRows * kBlockFeatures;  ///< partial sums received (all ranks' copies)
   static constexpr int kStepChunks = kAChunks + kBElements * int(sizeof(T)) / 16;
   static constexpr int kStageChunks = kSteps * kStepChunks;
   /// Bytes for `staged` steps (rounds x steps a round).
   static constexpr size_t bytes(int staged) {
-    return sizeof(uint4) * staged * kStepChunks + sizeof(float) * kTileFloats;
+    return sizeof(uint4) * staged * kStepChunks + sizeof(Acc) * kTileSums;
   }
-  uint4* a;      ///< [stage][step][panel][lane chunks]
-  T* b;          ///< [stage][step][16 rows x kBlockStride]
-  float* inbox;  ///< [sending rank][row of this rank's share][64 features]
+  uint4* a;    ///< [stage][step][panel][lane chunks]
+  T* b;        ///< [stage][step][16 rows x kBlockStride<T>]
+  Acc* inbox;  ///< [sending rank][row of this rank's share][64 features]
   __device__ BlockSmem(uint4* base, int stages)
       : a(base),
         b(reinterpret_cast<T*>(base + stages * kSteps * kAChunks)),
-        inbox(reinterpret_cast<float*>(base + stages * kStageChunks)) {}
+        inbox(reinterpret_cast<Acc*>(base + stages * kStageChunks)) {}
   __device__ uint4* stage_a(int stage) const { return a + stage * kSteps * kAChunks; }
   __device__ T* stage_b(int stage) const { return b + stage * kSteps * kBElements; }
 };
@@ -191,7 +224,8 @@ struct BlockCopies {
         src[i] =
             reinterpret_cast<const char*>(valid_steps[i] > 0 && fill[i] ? p.B.ptr + row * p.B.row_stride + f : p.B.ptr);
         src_step[i] = int64_t(sizeof(T)) * kBlockDim * p.B.row_stride;
-        dst[i] = static_cast<unsigned>(__cvta_generic_to_shared(b_dst + r * kBlockStride + (c % kRowChunks) * kChunk));
+        dst[i] =
+            static_cast<unsigned>(__cvta_generic_to_shared(b_dst + r * kBlockStride<T> + (c % kRowChunks) * kChunk));
       }
     }
   }
@@ -223,9 +257,9 @@ __device__ void stage_b_elements(const BlockParams<T, OutT>& p, T* b_dst, int cb
   for (int e = threadIdx.x; e < steps * kBlockDim * kBlockFeatures; e += kBlockThreads) {
     const int s = e / (kBlockDim * kBlockFeatures), r = e / kBlockFeatures % kBlockDim, f = e % kBlockFeatures;
     const int row = (cb0 + s) * kBlockDim + r;
-    b_dst[s * kBlockBElements + r * kBlockStride + f] = row < p.num_cols && f0 + f < p.B.n
-                                                            ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
-                                                            : from_acc<T>(0.f);
+    b_dst[s * kBlockBElements<T> + r * kBlockStride<T> + f] =
+        row < p.num_cols && f0 + f < p.B.n ? p.B.ptr[row * p.B.row_stride + (f0 + f) * p.B.col_stride]
+                                           : from_acc<T>(0.f);
   }
 }
 
@@ -264,11 +298,12 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   const int panel = warp % kBlockPanels, wf = (warp / kBlockPanels) * 8 * kWarpTiles;  // warp's features in the tile
   const int cb_begin = p.col_blocks * rank / ranks, cb_end = p.col_blocks * (rank + 1) / ranks;
 
-  float acc[kWarpTiles][4] = {};
+  using Acc = Accum<T>;
+  Acc acc[kWarpTiles][4] = {};
   // FP32-level MMAs sum one column block in `block_acc` and add it to `acc` in FP32 (see BlockMma<float>):
   // the Tensor Cores' running sum rounds toward zero, so it is kept to one block's 16 columns.
   constexpr bool kBlockSums = S != Tf32Split::kNone;
-  float block_acc[kBlockSums ? kWarpTiles : 1][4] = {};
+  Acc block_acc[kBlockSums ? kWarpTiles : 1][4] = {};
   constexpr int kLaneChunks = BlockMma<T>::kLaneWords / 4;
   // Rounds of up to RoundSteps column blocks, each in flight at once: these calls are latency-bound,
   // and one round trip for a round beats a pipeline of a few small stages (a round trip every few steps).
@@ -320,32 +355,39 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   // wf + 8j + 2q, + 1.
   const int rows_per_rank = kBlockRows / ranks;
   if (ranks > 1) cluster_wait();  // every CTA of the cluster is running
+  struct alignas(2 * sizeof(Acc)) Pair {
+    Acc x[2];
+  };
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     const int trow = panel * kBlockDim + g + 8 * h, owner = trow / rows_per_rank;
-    float* box = sh.inbox + (rank * rows_per_rank + trow - owner * rows_per_rank) * kBlockFeatures;
+    Acc* box = sh.inbox + (rank * rows_per_rank + trow - owner * rows_per_rank) * kBlockFeatures;
     if (ranks > 1) box = cg::this_cluster().map_shared_rank(box, owner);
 #pragma unroll
     for (int j = 0; j < kWarpTiles; ++j)
-      *reinterpret_cast<float2*>(box + wf + 8 * j + 2 * q) = make_float2(acc[j][2 * h], acc[j][2 * h + 1]);
+      *reinterpret_cast<Pair*>(box + wf + 8 * j + 2 * q) = Pair{{acc[j][2 * h], acc[j][2 * h + 1]}};
   }
   if (ranks > 1)
     cluster_sync_release_acquire();
   else
     __syncthreads();
 
-  // The rank's rows: the sum of the ranks' partial sums, 4 features a thread.
-  constexpr int kRowQuads = kBlockFeatures / 4;
-  for (int e = threadIdx.x; e < rows_per_rank * kRowQuads; e += kBlockThreads) {
-    const int local = e / kRowQuads, f = (e % kRowQuads) * 4;
+  // The rank's rows: the sum of the ranks' partial sums, a 16-byte vector a thread (4 FP32 or 2 FP64 features).
+  constexpr int kVec = 16 / int(sizeof(Acc)), kRowVecs = kBlockFeatures / kVec;
+  using Vec = Frag<kVec, Acc>;
+  for (int e = threadIdx.x; e < rows_per_rank * kRowVecs; e += kBlockThreads) {
+    const int local = e / kRowVecs, f = (e % kRowVecs) * kVec;
     const int row = group * kBlockRows + rank * rows_per_rank + local;
     if (row >= p.num_rows) break;  // rows grow with e
-    Frag<4> sum = {};
+    Vec sum = {};
     for (int from = 0; from < ranks; ++from) {
-      const float4 v = *reinterpret_cast<const float4*>(sh.inbox + (from * rows_per_rank + local) * kBlockFeatures + f);
-      sum.v[0] += v.x, sum.v[1] += v.y, sum.v[2] += v.z, sum.v[3] += v.w;
+      const uint4 u = *reinterpret_cast<const uint4*>(sh.inbox + (from * rows_per_rank + local) * kBlockFeatures + f);
+      Vec v;
+      memcpy(&v, &u, sizeof(v));
+#pragma unroll
+      for (int i = 0; i < kVec; ++i) sum.v[i] += v.v[i];
     }
-    store_small<4>(p.C, row, f0 + f, sum, p.alpha, p.beta);
+    store_small<kVec>(p.C, row, f0 + f, sum, p.alpha, p.beta);
   }
 }
 

@@ -32,8 +32,8 @@ size_t block_smem_bytes(BlockStaging s) {
   return BlockSmem<T, BlockMma<T>::kRoundSteps>::bytes(s.round_steps * s.stages);
 }
 
-/// Lets the dense-block kernels of T and M (FP32 or T output, each staging) use
-/// their 86 / 155 KB of dynamic shared memory; once per plan, on the plan's device.
+/// Lets the dense-block kernels of T and S (T output, and FP32 where the accumulation is FP32; each staging)
+/// use their 86 / 155 KB (FP64: 100 / 167 KB) of dynamic shared memory; once per plan, on the plan's device.
 template <class T, Tf32Split S>
 void allow_block_kernel_smem() {
   const auto allow = [](auto kernel, size_t bytes) {
@@ -43,7 +43,7 @@ void allow_block_kernel_smem() {
   constexpr int k = BlockMma<T>::kRoundSteps;
   for (const BlockStaging s : {BlockStaging{k, 1}, BlockStaging{k, 2}, BlockStaging{2 * k, 1}}) {
     allow(block_kernel_for<T, T, S>(s), block_smem_bytes<T>(s));
-    allow(block_kernel_for<T, float, S>(s), block_smem_bytes<T>(s));
+    if constexpr (std::is_same<Accum<T>, float>::value) allow(block_kernel_for<T, float, S>(s), block_smem_bytes<T>(s));
   }
 }
 

@@ -91,9 +91,9 @@ struct HostFormat : FormatArrays {
 struct DeviceFormat : FormatArrays {};
 
 /// Column blocks of 16 a dense-block round stages by default (as much A and B as fits twice per SM):
-/// 16 FP16, 8 TF32. KernelConfig::dense_round_steps may ask for twice that.
+/// 16 FP16, 8 TF32, 4 FP64. KernelConfig::dense_round_steps may ask for twice that.
 template <class T>
-constexpr int kDenseRoundSteps = sizeof(T) == 2 ? 16 : 8;
+constexpr int kDenseRoundSteps = sizeof(T) == 2 ? 16 : sizeof(T) == 4 ? 8 : 4;
 
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
 struct KernelConfig {
@@ -194,8 +194,8 @@ struct PlanData;  ///< a plan's device arrays and launch choices (RshSparse_spmm
 
 /// The format on the device, ready to multiply. Value type T of A and B:
 /// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32), `__half` or
-/// `__nv_bfloat16` (FP16 or BF16 operands, FP32 accumulation) or `double` (Tensor-Core tiles in FP64 mma.m8n8k4,
-/// residual in FP64; a dense-block format's residual runs on CUDA cores). Holds device memory; not copyable.
+/// `__nv_bfloat16` (FP16 or BF16 operands, FP32 accumulation) or `double` (Tensor-Core tiles and dense blocks in
+/// FP64 mma.m8n8k4, residual in FP64). Holds device memory; not copyable.
 template <class T>
 class SpmmPlan {
  public:

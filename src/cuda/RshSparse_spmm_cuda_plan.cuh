@@ -53,13 +53,6 @@ void for_each_split(F&& f) {
     f(SplitConstant<Tf32Split::kDense>()), f(SplitConstant<Tf32Split::kBoth>());
 }
 
-/// Whether plans of T multiply dense blocks (Partition::kDenseBlocks) on Tensor Cores: FP16, BF16 and float. An
-/// FP64 plan runs a dense-block format's residual, from which the blocks are made, on CUDA cores.
-template <class T>
-constexpr bool has_dense_blocks() {
-  return !std::is_same<T, double>::value;
-}
-
 /// How FP32-accurate MMAs take Tensor-Core values: the dense operand alone split where every value is a
 /// TF32 number already (pattern matrices, small integers, powers of two: their low parts are zero), else both.
 inline Tf32Split fp32_split(const float* values, size_t count) {
@@ -203,13 +196,11 @@ void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
   d.res_nnz = f.res_nnz;
   if (f.dense_blocks && f.num_tiles != 0)
     throw std::invalid_argument("rsh::cuda::SpmmPlan: dense blocks come from the residual alone");
-  if constexpr (has_dense_blocks<T>()) {
-    d.dense = f.dense_blocks;
-    if (f.dense_blocks) {
-      for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
-      query_block_waves<T, Tf32Split::kNone>(d.dense_wave_clusters);
-      d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
-    }
+  d.dense = f.dense_blocks;
+  if (f.dense_blocks) {
+    for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
+    query_block_waves<T, Tf32Split::kNone>(d.dense_wave_clusters);
+    d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
   }
   d.residual_wave_ctas = residual_wave_ctas<T>();
 }
@@ -427,7 +418,7 @@ namespace detail {
 
 /// The multiply of a dense-block plan (PlanView::dense) on row-major dense operands.
 template <class T, class OutT>
-void spmm_dense_blocks(const PlanView<T>& d, float alpha, const DenseRef<const T>& b_ref, float beta,
+void spmm_dense_blocks(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_ref, Accum<T> beta,
                        const DenseRef<OutT>& c_ref, int n, cudaStream_t stream) {
   const impl::DenseBlockLayout& l = d.dense_layout;
   const int slices = (n + kBlockFeatures - 1) / kBlockFeatures;
@@ -446,9 +437,7 @@ void spmm_dense_blocks(const PlanView<T>& d, float alpha, const DenseRef<const T
 template <class T, class OutT>
 void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_ref, Accum<T> beta,
                const DenseRef<OutT>& c_ref, int n, cudaStream_t stream, bool b_from_prior = false) {
-  if constexpr (has_dense_blocks<T>()) {
-    if (d.dense) return spmm_dense_blocks(d, alpha, b_ref, beta, c_ref, n, stream);
-  }
+  if (d.dense) return spmm_dense_blocks(d, alpha, b_ref, beta, c_ref, n, stream);
   // Rows of atomic items (and empty rows, then) are scaled before any atomic adds into them.
   const bool scaled = d.num_scale_rows > 0;
   if (scaled) {

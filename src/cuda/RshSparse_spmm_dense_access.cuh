@@ -298,18 +298,19 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
 /// C(row, f .. f+V-1) = alpha * acc + beta * C (beta == 0: C not read) for
 /// a few features (V = 2 or 4, f a multiple of V): one 4- to 16-byte store
 /// where the layout allows it.
-template <int V, class OutT>
-__device__ __forceinline__ void store_small(const DenseRef<OutT>& C, int row, int f, const Frag<V>& acc, float alpha,
-                                            float beta) {
+template <int V, class OutT, class A>
+__device__ __forceinline__ void store_small(const DenseRef<OutT>& C, int row, int f, const Frag<V, A>& acc, A alpha,
+                                            A beta) {
+  static_assert(V * sizeof(OutT) <= 16, "rsh::spmm: one vector of at most 16 bytes");
   OutT* base = C.ptr + row * C.row_stride;
   if (C.vec && f + V <= C.n) {  // rows 16-byte aligned, f a multiple of V: aligned
     struct alignas(V * sizeof(OutT)) Vec {
       OutT x[V];
     } out;
-    const Vec old = beta != 0.f ? *reinterpret_cast<const Vec*>(base + f) : Vec{};
+    const Vec old = beta != 0 ? *reinterpret_cast<const Vec*>(base + f) : Vec{};
 #pragma unroll
     for (int i = 0; i < V; ++i)
-      out.x[i] = from_acc<OutT>(beta != 0.f ? alpha * acc.v[i] + beta * to_acc(old.x[i]) : alpha * acc.v[i]);
+      out.x[i] = from_acc<OutT>(beta != 0 ? alpha * acc.v[i] + beta * to_acc(old.x[i]) : alpha * acc.v[i]);
     *reinterpret_cast<Vec*>(base + f) = out;
     return;
   }

@@ -191,10 +191,13 @@ struct MmaTraits<float, S> : M16n8Rows<2> {
 };
 
 /// acc += a * b: one mma.m8n8k4 in FP64. a: A(m = g, k = q); b: B(k = q, n = g); acc: C(g, 2q), C(g, 2q+1).
-__device__ __forceinline__ void mma_f64(double (&acc)[2], double a, double b) {
+__device__ __forceinline__ void mma_f64(double& c0, double& c1, double a, double b) {
   asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-               : "+d"(acc[0]), "+d"(acc[1])
+               : "+d"(c0), "+d"(c1)
                : "d"(a), "d"(b));
+}
+__device__ __forceinline__ void mma_f64(double (&acc)[2], double a, double b) {
+  mma_f64(acc[0], acc[1], a, b);
 }
 
 /// FP64 operands and accumulation: mma.m8n8k4.f64, K = 4 columns, so a tile is two K steps: columns

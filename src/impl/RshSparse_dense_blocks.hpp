@@ -48,8 +48,11 @@ struct DenseBlockLayout {
   int64_t num_slots() const { return slots(num_rows, num_cols); }
 
   /// Where A(r, c) sits: the fragment order is that of mma.m16n8k16 for
-  /// 2-byte values (8 halves a lane) and of two mma.m16n8k8 (TF32) for 4-byte
-  /// values (4 floats a lane per k half, the halves 32 lanes apart).
+  /// 2-byte values (8 halves a lane), of two mma.m16n8k8 (TF32) for 4-byte
+  /// values (4 floats a lane per k half, the halves 32 lanes apart), and of
+  /// mma.m8n8k4 (FP64) for 8-byte values (a lane's A(g, q) of each 8-row half and
+  /// 4-column quarter: the two halves of a quarter in one 16-byte chunk, the
+  /// quarters 32 lanes apart).
   RSH_HOST_DEVICE int64_t slot(int r, int c, int value_bytes) const {
     const int64_t block = (int64_t(r / kDenseGroupRows) * col_blocks + c / kDenseBlockDim) * kDenseBlockPanels +
                           (r % kDenseGroupRows) / kDenseBlockDim;
@@ -58,9 +61,12 @@ struct DenseBlockLayout {
     if (value_bytes == 2) {
       const int hi_c = bc / 8, q = (bc % 8) / 2;
       in_block = (4 * g + q) * 8 + (hi_r + 2 * hi_c) * 2 + bc % 2;
-    } else {
+    } else if (value_bytes == 4) {
       const int h = bc / 8, q = bc % 4, hi_c = (bc % 8) / 4;
       in_block = (h * 32 + 4 * g + q) * 4 + hi_r + 2 * hi_c;
+    } else {
+      const int quarter = bc / 4, q = bc % 4;
+      in_block = (quarter * 32 + 4 * g + q) * 2 + hi_r;
     }
     return block * kDenseBlockDim * kDenseBlockDim + in_block;
   }

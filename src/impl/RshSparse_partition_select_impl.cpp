@@ -67,8 +67,8 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
       return 5.05 + 5.45e-6 * dense_slots;
     case Arithmetic::kFp32:
       return 5.51 + 7.22e-6 * dense_slots;
-    case Arithmetic::kFp64:  // no FP64 dense-block kernel: the plan would run the residual on CUDA cores
-      return std::numeric_limits<double>::infinity();
+    case Arithmetic::kFp64:  // the FP64 dense-block kernel has no fitted model yet: kAuto leaves it to a forced
+      return std::numeric_limits<double>::infinity();  // Partition::kDenseBlocks until one is measured
   }
   return 0;
 }
