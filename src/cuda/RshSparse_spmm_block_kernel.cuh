@@ -35,7 +35,7 @@ constexpr int kBlockThreads = 32 * kBlockPanels * kBlockFeatures / (8 * kWarpTil
 template <class T>
 constexpr int kBlockStride = sizeof(T) == 8 ? kBlockFeatures + 4 : kBlockFeatures + 8;
 template <class T>
-constexpr int kBlockBElements = kBlockDim * kBlockStride<T>;  ///< staged B elements a step
+constexpr int kBlockBElements = kBlockDim* kBlockStride<T>;  ///< staged B elements a step
 constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
 /// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90): on the H100 up to 2.8x slower than the
 /// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
@@ -64,8 +64,7 @@ struct BlockMma16 {
     const int m = lane / 8, k = (m % 2) * 8 + lane % 8;
 #pragma unroll
     for (int j = 0; j < kWarpTiles; j += 2) {
-      const unsigned addr =
-          static_cast<unsigned>(__cvta_generic_to_shared(bs + k * kBlockStride<T> + (j + m / 2) * 8));
+      const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bs + k * kBlockStride<T> + (j + m / 2) * 8));
       uint32_t b[4];
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                    : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
@@ -174,9 +173,7 @@ struct BlockSmem {
   static constexpr int kStepChunks = kAChunks + kBElements * int(sizeof(T)) / 16;
   static constexpr int kStageChunks = kSteps * kStepChunks;
   /// Bytes for `staged` steps (rounds x steps a round).
-  static constexpr size_t bytes(int staged) {
-    return sizeof(uint4) * staged * kStepChunks + sizeof(Acc) * kTileSums;
-  }
+  static constexpr size_t bytes(int staged) { return sizeof(uint4) * staged * kStepChunks + sizeof(Acc) * kTileSums; }
   uint4* a;    ///< [stage][step][panel][lane chunks]
   T* b;        ///< [stage][step][16 rows x kBlockStride<T>]
   Acc* inbox;  ///< [sending rank][row of this rank's share][64 features]

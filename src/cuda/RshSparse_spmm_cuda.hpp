@@ -93,7 +93,9 @@ struct DeviceFormat : FormatArrays {};
 /// Column blocks of 16 a dense-block round stages by default (as much A and B as fits twice per SM):
 /// 16 FP16, 8 TF32, 4 FP64. KernelConfig::dense_round_steps may ask for twice that.
 template <class T>
-constexpr int kDenseRoundSteps = sizeof(T) == 2 ? 16 : sizeof(T) == 4 ? 8 : 4;
+constexpr int kDenseRoundSteps = sizeof(T) == 2   ? 16
+                                 : sizeof(T) == 4 ? 8
+                                                  : 4;
 
 /// Kernel parameters the planner otherwise chooses (0 = choose), for tests and tuning.
 struct KernelConfig {
