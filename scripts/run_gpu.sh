@@ -23,7 +23,8 @@
 #                                                             matrices but the transformer layers, 2 = those and
 #                                                             the generated ones; bench_suite<part>*.json)
 #        scripts/run_gpu.sh OUT_DIR dense-sweep [benchmark args...]  (rsh alone under DenseBlocks on one layer
-#                                                             of each DLMC shape, per precision, staging and
+#                                                             of each DLMC shape, per precision (RSH_DENSE_PRECS,
+#                                                             default "fp16 tf32"), staging and
 #                                                             cluster size (0: the planner's), in one call:
 #                                                             dense_<prec>_s<stages>_r<round>_c<cluster>.json;
 #                                                             compare with scripts/shape_table.py)
@@ -171,8 +172,8 @@ if [[ $what == suite ]]; then
 fi
 if [[ $what == dense-sweep ]]; then
   echo "== DenseBlocks sweep $*"
-  for prec in fp16 tf32; do
-    round=$([[ $prec == fp16 ]] && echo 16 || echo 8)  # rsh::cuda::kDenseRoundSteps
+  for prec in ${RSH_DENSE_PRECS:-fp16 tf32}; do  # e.g. RSH_DENSE_PRECS="fp64"
+    case $prec in fp16 | bf16) round=16 ;; fp64) round=4 ;; *) round=8 ;; esac  # rsh::cuda::kDenseRoundSteps
     for staging in "0 0" "1 $round" "2 $round" "1 $((2 * round))"; do  # the planner's, then each by hand
       read -r stages steps <<< "$staging"
       for cluster in $([[ $stages == 0 ]] && echo 0 || echo 0 1 2 4 8); do
