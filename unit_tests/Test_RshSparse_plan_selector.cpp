@@ -33,7 +33,7 @@ TEST(PlanSelector, FeaturesFollowTheirDefinitions) {
     EXPECT_DOUBLE_EQ(f[4], 7.0);
     EXPECT_DOUBLE_EQ(f[5], 90000.0 / 2400.0);
     EXPECT_DOUBLE_EQ(f[6], std::log(c.tensor_core_us(a) / c.cuda_core_us(a)));
-    EXPECT_TRUE(std::isfinite(f[7])) << "FP64 has no dense blocks: a large finite ratio";
+    EXPECT_TRUE(std::isfinite(f[7]));
     EXPECT_DOUBLE_EQ(f[8], 120000.0 / (4000.0 * 4000.0));
     EXPECT_DOUBLE_EQ(f[9], 1.0);
   }
@@ -76,8 +76,7 @@ TEST(PlanSelector, ShippedTreesPickAPartitionTheArithmeticHas) {
       rsh::impl::SelectorFeatures f;
       for (double& x : f) x = u(rng);
       const Partition p = rsh::impl::walk_selector_tree(tree, f);
-      EXPECT_TRUE(p == Partition::kRowStructured || p == Partition::kCudaCoreOnly ||
-                  (p == Partition::kDenseBlocks && a != Arithmetic::kFp64));
+      EXPECT_TRUE(p == Partition::kRowStructured || p == Partition::kCudaCoreOnly || p == Partition::kDenseBlocks);
     }
   }
 }

@@ -17,8 +17,8 @@ const char* const kSelectorFeatureNames[kSelectorFeatures] = {
     "log_tc_over_cc", "log_dense_over", "density",      "cuda_split"};
 
 SelectorFeatures selector_features(const PartitionCost& c, Arithmetic arith) {
-  // Ratios and logarithms, so that a threshold carries across matrix sizes; an infinite model time (FP64 dense
-  // blocks, which have no model) becomes a large finite ratio.
+  // Ratios and logarithms, so that a threshold carries across matrix sizes; an infinite model time (a partition
+  // an arithmetic has no model for) becomes a large finite ratio.
   const double nnz = std::max<double>(double(c.nnz), 1.0), rows = std::max<double>(double(c.rows), 1.0);
   const double windows = std::max<double>(double(c.windows), 1.0);
   const double tc = c.tensor_core_us(arith), cc = c.cuda_core_us(arith);
