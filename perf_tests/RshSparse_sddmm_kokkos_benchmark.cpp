@@ -5,7 +5,7 @@
 //   cusparse   cusparseSDDMM (CUSPARSE_SDDMM_ALG_DEFAULT, FP32 compute) on its own copy of the pattern
 //   rsh        rsh::sddmm(exec, &handle, 1, X, Y, 0, C) with default Options (tf32: Options::allow_tf32)
 //   rsh_spans  the same with Tuning::sddmm_kernels = kCsr (CUDA cores over C's CSR, spans of 8 nonzeros)
-//   rsh_tiles  the same with kDenseTiles (CUDA cores over C's CSR, dense 64 x 64 tiles)
+//   rsh_tiles  the same with kDenseTiles (Tensor Cores over C's CSR, dense 64 x 64 tiles)
 //   rsh_format the same through the handle's format (Tuning::sddmm_kernels = kFormat: Tensor-Core tiles
 //              and residual rows into value slots, then gathered)
 //   rsh_free   the handle-free rsh::sddmm(exec, 1, X, Y, 0, C) (stream timing: it waits for its check)

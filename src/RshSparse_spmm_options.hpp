@@ -115,7 +115,7 @@ constexpr int64_t kMaxPanelNnz = int64_t(1) << 30;
 enum class SddmmKernels {
   kAuto,        ///< kCsr or kDenseTiles by C's shape and fill (cuda::sddmm_csr_auto_kernel)
   kCsr,         ///< CUDA cores over C's CSR arrays, spans of 8 nonzeros, written in C's order (one launch)
-  kDenseTiles,  ///< CUDA cores over C's CSR in dense 64 x 64 tiles (one launch; kCsr where C's rows are unsorted)
+  kDenseTiles,  ///< Tensor Cores over C's CSR in dense 64 x 64 tiles (one launch; kCsr where C's rows are unsorted)
   kFormat,      ///< the handle's format: Tensor-Core tiles and residual rows into value slots, then gathered
 };
 

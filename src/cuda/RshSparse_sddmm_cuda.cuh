@@ -1,7 +1,7 @@
 #pragma once
 // SDDMM launchers of the raw CUDA API: SpmmPlan::sddmm (Tensor-Core tiles +
-// CUDA-core residual into value slots) and sddmm_csr (CUDA cores over a
-// CSR, into its value order: spans or dense tiles). Included by one .cu per
+// CUDA-core residual into value slots) and sddmm_csr (over a CSR, into its
+// value order: spans on CUDA cores or dense tiles on Tensor Cores). Included by one .cu per
 // precision, after the plan and the handle-free multiply.
 #include <algorithm>
 #include <string>

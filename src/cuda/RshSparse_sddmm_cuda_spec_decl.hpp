@@ -83,10 +83,12 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
                   leading_dimension(x), reinterpret_cast<const Element*>(y.data()), leading_dimension(y), k,
                   static_cast<float>(beta), reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()),
                   exec.cuda_stream());
+  const bool tiles = kernel == cuda::SddmmCsrKernel::kDenseTiles;
   h.set_backend_description(
-      std::string("CUDA: SDDMM over the CSR on CUDA cores, ") +
-      (kernel == cuda::SddmmCsrKernel::kDenseTiles ? "dense 64 x 64 tiles" : "spans of 8 nonzeros") + ", in " +
-      portable_precision<typename XView::non_const_value_type>());
+      std::string("CUDA: SDDMM over the CSR, ") +
+      (tiles ? "dense 64 x 64 tiles on Tensor Cores" : "spans of 8 nonzeros on CUDA cores") + ", in " +
+      (tiles && std::is_same<Element, float>::value ? std::string("FP32-level 3xTF32")
+                                                    : portable_precision<typename XView::non_const_value_type>()));
 }
 
 template <class Handle, class XView, class YView, class Matrix>

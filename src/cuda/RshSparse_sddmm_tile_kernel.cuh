@@ -1,16 +1,28 @@
 #pragma once
-// SDDMM over A's CSR in dense output tiles, for patterns dense enough that
-// computing every product of a tile costs less than reading Y's rows once
-// per nonzero (the spans kernel's traffic).
+// SDDMM over A's CSR in dense output tiles on Tensor Cores, for patterns dense
+// enough that computing every product of a tile costs less than reading Y's
+// rows once per nonzero (the spans kernel's traffic).
 //
-// A block takes the tile of rows [r0, r0 + 64) x columns [c0, c0 + 64). It
-// finds each row's nonzeros in the tile by two binary searches (rows sorted
-// by column), walks the features in slices of kTileSlice, staging X's and
-// Y's tile rows transposed in shared memory (feature-major, so that one
-// 16-byte load gives four consecutive rows or columns), and accumulates the
-// 64 x 64 products as 4 x 4 outer products per thread in FP32. The finished
-// tile goes through shared memory once more, and the tile's nonzeros, in
-// A's order, read their dot products from it.
+// A block takes the tile of rows [r0, r0 + 64) x columns [c0, c0 + 64) and
+// computes all 4096 dot products X(r0 + i, :) . Y(c0 + j, :) as a small GEMM
+// X_tile x Y_tile^T on MMAs: m16n8k16 for FP16 and BF16 operands, m16n8k8 on
+// TF32 with both operands split into a high and a low TF32 part (3xTF32) for
+// float, so that float keeps FP32-level products; FP32 sums either way.
+//
+// The features go through shared memory in slices of 32 words (32 floats or
+// 64 halves) per row, X's 64 tile rows and Y's 64 tile rows, row-major at a
+// pitch of 36 words: a fragment's lanes (g = lane / 4, q = lane % 4) read word
+// q of row g, 4g + q modulo 32 banks, all distinct. In 32-bit words both MMA
+// shapes take the same fragments (A: words q and q + 4 of rows g and g + 8; B:
+// words q and q + 4 of row g), so one staging serves every element type. Warp
+// w owns rows 16 (w / 2) .. + 16 and columns 32 (w % 2) .. + 32 of the tile.
+// The next slice is loaded into registers while the MMAs run on this one.
+//
+// Each row's nonzeros in the tile are found by binary searches (rows sorted
+// by column), issued after the first slice's loads so that both latencies
+// overlap; an empty tile ends there. The finished tile goes through shared
+// memory once more, and the tile's nonzeros, in A's order, read their dot
+// products from it.
 #include <cstdint>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
@@ -19,14 +31,15 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-constexpr int kTileEdge = 64;              ///< rows and columns of a tile
-constexpr int kTileSlice = 32;             ///< features staged at a time
-constexpr int kTileThreads = 256;          ///< 16 x 16 threads of 4 x 4 products
-constexpr int kTilePitch = kTileEdge + 4;  ///< a staged feature's row: 16-byte aligned, banks shifted
+constexpr int kTileEdge = 64;                   ///< rows and columns of a tile
+constexpr int kTileThreads = 256;               ///< 8 warps of 16 x 32 products
+constexpr int kTileSliceWords = 32;             ///< 32-bit words of features staged per row at a time
+constexpr int kTilePitch = kTileSliceWords + 4; ///< a staged row's words: conflict-free fragment reads
+constexpr int kTileDotPitch = kTileEdge + 8;    ///< a finished tile row's floats: conflict-free float2 stores
 
-/// Shared memory of a tile block: the two staged slices, later the finished tile (64 x 65 floats).
-constexpr int kTileSharedFloats = 2 * kTileSlice * kTilePitch > kTileEdge*(kTileEdge + 1) ? 2 * kTileSlice* kTilePitch
-                                                                                          : kTileEdge*(kTileEdge + 1);
+/// Shared memory of a tile block: the staged slices of X and Y, later the finished tile.
+constexpr int kTileSharedWords = 2 * kTileEdge * kTilePitch > kTileEdge * kTileDotPitch ? 2 * kTileEdge * kTilePitch
+                                                                                      : kTileEdge * kTileDotPitch;
 
 /// The first position in [lo, hi) of a sorted row whose column is >= c.
 template <class Offset>
@@ -41,42 +54,99 @@ __device__ __forceinline__ Offset lower_bound_column(const int* cols, Offset lo,
   return lo;
 }
 
-/// Stages features [f0, f0 + kTileSlice) of rows [first, first + 64) of M, transposed: s[f][i] = M(first + i, f0
-/// + f); rows past `count` and features past k read as zero.
+/// One slice of a tile's operands in flight: the 16-byte chunks this thread loads of X's and Y's tile rows
+/// (kChunks of each), kept in registers until the slice before it is done.
 template <class T>
-__device__ __forceinline__ void stage_slice(const DenseRef<const T>& M, int64_t first, int64_t count, int f0,
-                                            float (*s)[kTilePitch]) {
-  constexpr int V = sddmm_lane_features<T>(), kChunks = kTileSlice / V;
-  for (int i = threadIdx.x; i < kTileEdge * kChunks; i += kTileThreads) {
-    const int r = i / kChunks, f = (i % kChunks) * V;
-    RawRow<T, V> v;
-    v.load(M, r < count ? int(first + r) : -1, f0 + f);
+struct TileSlice {
+  static constexpr int V = sddmm_lane_features<T>();                            // elements a chunk
+  static constexpr int kRowChunks = kTileSliceWords / 4;                        // chunks a staged row
+  static constexpr int kChunks = kTileEdge * kRowChunks / kTileThreads;         // a thread's, per operand
+  static constexpr int kSliceElems = kRowChunks * V;                            // features a slice
+  RawRow<T, V> x[kChunks], y[kChunks];
+
+  /// Loads features [f0, f0 + kSliceElems) of X's rows from r0 and Y's from c0 (rows past the ends as zero).
+  __device__ __forceinline__ void load(const DenseRef<const T>& X, const DenseRef<const T>& Y, int64_t r0,
+                                       int64_t x_rows, int64_t c0, int64_t y_rows, int f0) {
 #pragma unroll
-    for (int e = 0; e < V; ++e) s[f + e][r] = v.get(e);
+    for (int i = 0; i < kChunks; ++i) {
+      const int chunk = threadIdx.x + i * kTileThreads, r = chunk / kRowChunks, f = f0 + chunk % kRowChunks * V;
+      x[i].load(X, r < x_rows ? int(r0 + r) : -1, f);
+      y[i].load(Y, r < y_rows ? int(c0 + r) : -1, f);
+    }
+  }
+  /// Writes the chunks to the staged rows: xs, ys of kTileEdge rows at kTilePitch words.
+  __device__ __forceinline__ void store(uint32_t* xs, uint32_t* ys) const {
+#pragma unroll
+    for (int i = 0; i < kChunks; ++i) {
+      const int chunk = threadIdx.x + i * kTileThreads, at = chunk / kRowChunks * kTilePitch + chunk % kRowChunks * 4;
+      *reinterpret_cast<uint4*>(xs + at) = make_uint4(x[i].w[0], x[i].w[1], x[i].w[2], x[i].w[3]);
+      *reinterpret_cast<uint4*>(ys + at) = make_uint4(y[i].w[0], y[i].w[1], y[i].w[2], y[i].w[3]);
+    }
+  }
+};
+
+/// acc[n] += X rows (16) x Y rows (8 per n)^T over one staged slice: the warp's 16 x 32 products. xs points at
+/// the warp's first X row, ys at its first Y row; (g, q) the lane's fragment position.
+template <class T>
+__device__ __forceinline__ void tile_slice_mma(float (&acc)[4][4], const uint32_t* xs, const uint32_t* ys, int g,
+                                               int q) {
+#pragma unroll
+  for (int k = 0; k < kTileSliceWords; k += 8) {
+    const uint32_t* xa = xs + g * kTilePitch + k + q;
+    uint32_t a[4] = {xa[0], xa[8 * kTilePitch], xa[4], xa[8 * kTilePitch + 4]};
+    uint32_t a_low[4];
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a_low[i] = tf32_low(a[i]), a[i] = tf32_high(a[i]);
+    }
+#pragma unroll
+    for (int n = 0; n < 4; ++n) {
+      const uint32_t* yb = ys + (8 * n + g) * kTilePitch + k + q;
+      const uint32_t b0 = yb[0], b1 = yb[4];
+      if constexpr (sizeof(T) == 2) {
+        mma_m16n8k16<T>(acc[n], a[0], a[1], a[2], a[3], b0, b1);
+      } else {
+        // 3xTF32, small products first into a zeroed fragment, added in FP32 (see mma_tf32_split).
+        const uint32_t b0_high = tf32_high(b0), b1_high = tf32_high(b1);
+        float t[4] = {0.f, 0.f, 0.f, 0.f};
+        mma_tf32(t, a_low[0], a_low[1], a_low[2], a_low[3], b0_high, b1_high);
+        mma_tf32(t, a[0], a[1], a[2], a[3], tf32_low(b0), tf32_low(b1));
+        mma_tf32(t, a[0], a[1], a[2], a[3], b0_high, b1_high);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[n][i] += t[i];
+      }
+    }
   }
 }
 
 template <class T, class Offset, class OutT>
 __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams<T, Offset, OutT> p) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "rsh::cuda: SDDMM tiles take FP16, BF16 or FP32 operands");
   constexpr int E = kTileEdge;
   const int64_t tiles_per_row = (int64_t(p.num_cols) + E - 1) / E;
   const int64_t r0 = blockIdx.x / tiles_per_row * E;
   const int c0 = int(blockIdx.x % tiles_per_row * E);
+  const int64_t x_rows = p.num_rows - r0, y_rows = int64_t(p.num_cols) - c0;
   __shared__ Offset first_nz[E];     // row i's first nonzero in the tile
+  __shared__ Offset end_nz[E];       // and one past its last
   __shared__ int tile_start[E + 1];  // nonzeros of the tile's rows before row i
-  __shared__ __align__(16) float shared[kTileSharedFloats];
+  __shared__ __align__(16) uint32_t shared[kTileSharedWords];
   const int tid = threadIdx.x;
 
-  // Each row's nonzeros in the tile, and their running count (a scan over two warps).
+  TileSlice<T> slice;
+  slice.load(p.X, p.Y, r0, x_rows, c0, y_rows, 0);
+
+  // Each row's nonzeros in the tile: its first at or past c0 (threads 0-63) and past c0 + 63 (64-127).
+  if (tid < 2 * E) {
+    const int i = tid % E;
+    Offset at = 0;
+    if (i < x_rows) at = lower_bound_column(p.cols, p.row_map[r0 + i], p.row_map[r0 + i + 1], tid < E ? c0 : c0 + E);
+    (tid < E ? first_nz : end_nz)[i] = at;
+  }
+  __syncthreads();
+  // Their running count: a scan over two warps.
   if (tid < E) {
-    Offset first = 0;
-    int count = 0;
-    if (r0 + tid < p.num_rows) {
-      const Offset end = p.row_map[r0 + tid + 1];
-      first = lower_bound_column(p.cols, p.row_map[r0 + tid], end, c0);
-      count = int(lower_bound_column(p.cols, first, end, c0 + E) - first);
-    }
-    first_nz[tid] = first;
+    int count = int(end_nz[tid] - first_nz[tid]);
     for (int o = 1; o < 32; o *= 2) {
       const int below = __shfl_up_sync(0xffffffffu, count, o);
       if (tid % 32 >= o) count += below;
@@ -90,32 +160,27 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   const int total = tile_start[E];
   if (total == 0) return;
 
-  // The tile's 64 x 64 dot products: thread (ty, tx) holds rows 4 ty + i and columns 4 tx + j.
-  auto xs = reinterpret_cast<float(*)[kTilePitch]>(shared);
-  auto ys = reinterpret_cast<float(*)[kTilePitch]>(shared + kTileSlice * kTilePitch);
-  const int ty = tid / 16, tx = tid % 16;
+  // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).
+  uint32_t* xs = shared;
+  uint32_t* ys = shared + E * kTilePitch;
+  const int warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
+  const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
   float acc[4][4] = {};
-  for (int f0 = 0; f0 < p.X.n; f0 += kTileSlice) {
-    stage_slice(p.X, r0, p.num_rows - r0, f0, xs);
-    stage_slice(p.Y, c0, int64_t(p.num_cols) - c0, f0, ys);
+  for (int f0 = 0; f0 < p.X.n; f0 += TileSlice<T>::kSliceElems) {
+    slice.store(xs, ys);
     __syncthreads();
-#pragma unroll 8
-    for (int f = 0; f < kTileSlice; ++f) {
-      const float4 a = *reinterpret_cast<const float4*>(&xs[f][4 * ty]);
-      const float4 b = *reinterpret_cast<const float4*>(&ys[f][4 * tx]);
-      const float av[4] = {a.x, a.y, a.z, a.w}, bv[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-    }
+    if (f0 + TileSlice<T>::kSliceElems < p.X.n)
+      slice.load(p.X, p.Y, r0, x_rows, c0, y_rows, f0 + TileSlice<T>::kSliceElems);
+    tile_slice_mma<T>(acc, xs + warp_row * kTilePitch, ys + warp_col * kTilePitch, g, q);
     __syncthreads();
   }
-  auto dots = reinterpret_cast<float(*)[E + 1]>(shared);
+  float* dots = reinterpret_cast<float*>(shared);
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) dots[4 * ty + i][4 * tx + j] = acc[i][j];
+  for (int n = 0; n < 4; ++n) {
+    float* d = dots + (warp_row + g) * kTileDotPitch + warp_col + 8 * n + 2 * q;
+    *reinterpret_cast<float2*>(d) = make_float2(acc[n][0], acc[n][1]);
+    *reinterpret_cast<float2*>(d + 8 * kTileDotPitch) = make_float2(acc[n][2], acc[n][3]);
+  }
   __syncthreads();
 
   // The tile's nonzeros, t-th in row order: row i holds t in [tile_start[i], tile_start[i + 1]).
@@ -129,7 +194,7 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
         hi = mid - 1;
     }
     const int64_t j = int64_t(first_nz[lo]) + (t - tile_start[lo]);
-    sddmm_write(p, j, dots[lo][p.cols[j] - c0]);
+    sddmm_write(p, j, dots[lo * kTileDotPitch + p.cols[j] - c0]);
   }
 }
 
