@@ -58,7 +58,15 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   if (kernel == SddmmCsrKernel::kDenseTiles) {
     const int64_t tiles = sddmm_csr_num_tiles(A.num_rows, A.num_cols);
     if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
-    sddmm_tile_kernel<T, Offset, OutT><<<static_cast<unsigned>(tiles), kTileThreads, 0, stream>>>(p);
+    // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory: allowed once.
+    static const bool allowed = [] {
+      RSH_CUDA_CHECK(cudaFuncSetAttribute(sddmm_tile_kernel<T, Offset, OutT>,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTileMaxSmemBytes)));
+      return true;
+    }();
+    (void)allowed;
+    sddmm_tile_kernel<T, Offset, OutT>
+        <<<static_cast<unsigned>(tiles), kTileThreads, tile_smem_bytes<T>(k), stream>>>(p);
     check_launch("sddmm_tile_kernel");
     return;
   }

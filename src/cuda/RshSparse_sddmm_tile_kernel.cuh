@@ -9,17 +9,19 @@
 // TF32 with both operands split into a high and a low TF32 part (3xTF32) for
 // float, so that float keeps FP32-level products; FP32 sums either way.
 //
-// The features go through shared memory in slices of 32 words (32 floats or
-// 64 halves) per row, X's 64 tile rows and Y's 64 tile rows, row-major at a
-// pitch of 36 words: a fragment's lanes (g = lane / 4, q = lane % 4) read word
-// q of row g, 4g + q modulo 32 banks, all distinct. In 32-bit words both MMA
-// shapes take the same fragments (A: words q and q + 4 of rows g and g + 8; B:
-// words q and q + 4 of row g), so one staging serves every element type. Warp
-// w owns rows 16 (w / 2) .. + 16 and columns 32 (w % 2) .. + 32 of the tile.
-// The next slice is loaded into registers while the MMAs run on this one.
+// The features go through shared memory in chunks of up to 128 32-bit words
+// (128 floats or 256 halves) per row, X's 64 tile rows and Y's 64 tile rows,
+// all of a chunk at once (cp.async where the rows allow 16-byte copies), so
+// that a block waits for memory once per chunk, not once per short slice. A
+// staged row's pitch is 4 words past a multiple of 32: a fragment's lanes
+// (g = lane / 4, q = lane % 4) read word q of row g, 4g + q modulo 32 banks,
+// all distinct. In 32-bit words both MMA shapes take the same fragments (A:
+// words q and q + 4 of rows g and g + 8; B: words q and q + 4 of row g), so
+// one staging serves every element type. Warp w owns rows 16 (w / 2) .. + 16
+// and columns 32 (w % 2) .. + 32 of the tile.
 //
 // Each row's nonzeros in the tile are found by binary searches (rows sorted
-// by column), issued after the first slice's loads so that both latencies
+// by column), issued after the first chunk's copies so that both latencies
 // overlap; an empty tile ends there. The finished tile goes through shared
 // memory once more, and the tile's nonzeros, in A's order, read their dot
 // products from it.
@@ -31,15 +33,31 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-constexpr int kTileEdge = 64;                   ///< rows and columns of a tile
-constexpr int kTileThreads = 256;               ///< 8 warps of 16 x 32 products
-constexpr int kTileSliceWords = 32;             ///< 32-bit words of features staged per row at a time
-constexpr int kTilePitch = kTileSliceWords + 4; ///< a staged row's words: conflict-free fragment reads
-constexpr int kTileDotPitch = kTileEdge + 8;    ///< a finished tile row's floats: conflict-free float2 stores
+constexpr int kTileEdge = 64;               ///< rows and columns of a tile
+constexpr int kTileThreads = 256;           ///< 8 warps of 16 x 32 products
+constexpr int kTileStepWords = 8;           ///< 32-bit words of features an MMA step takes
+constexpr int kTileChunkWords = 128;        ///< most words of features staged per row at once
+constexpr int kTileDotPitch = kTileEdge + 8;  ///< a finished tile row's floats: conflict-free float2 stores
 
-/// Shared memory of a tile block: the staged slices of X and Y, later the finished tile.
-constexpr int kTileSharedWords = 2 * kTileEdge * kTilePitch > kTileEdge * kTileDotPitch ? 2 * kTileEdge * kTilePitch
-                                                                                      : kTileEdge * kTileDotPitch;
+/// Words of features a chunk stages per row for k features of T: whole MMA steps, at most kTileChunkWords.
+template <class T>
+constexpr int tile_chunk_words(int k) {
+  const int words = (k * int(sizeof(T)) + 3) / 4;
+  const int steps = (words + kTileStepWords - 1) / kTileStepWords * kTileStepWords;
+  return steps < kTileChunkWords ? steps : kTileChunkWords;
+}
+/// A staged row's pitch in words: 4 past a multiple of 32 (conflict-free fragment reads).
+constexpr int tile_pitch(int chunk_words) {
+  return (chunk_words + 31) / 32 * 32 + 4;
+}
+/// Dynamic shared memory of a tile block for k features of T: the staged chunks of X and Y, later the finished
+/// tile.
+template <class T>
+constexpr size_t tile_smem_bytes(int k) {
+  const int staged = 2 * kTileEdge * tile_pitch(tile_chunk_words<T>(k)), dots = kTileEdge * kTileDotPitch;
+  return size_t(staged > dots ? staged : dots) * 4;
+}
+constexpr size_t kTileMaxSmemBytes = size_t(2 * kTileEdge * (kTileChunkWords + 4)) * 4;
 
 /// The first position in [lo, hi) of a sorted row whose column is >= c.
 template <class Offset>
@@ -54,46 +72,37 @@ __device__ __forceinline__ Offset lower_bound_column(const int* cols, Offset lo,
   return lo;
 }
 
-/// One slice of a tile's operands in flight: the 16-byte chunks this thread loads of X's and Y's tile rows
-/// (kChunks of each), kept in registers until the slice before it is done.
+/// Stages words [w0, w0 + words) of rows [first, first + 64) of M into s (64 rows at `pitch` words); rows
+/// past `count` and features past M's n as zero. 16-byte cp.async where M's rows allow it (M.vec), else
+/// through registers.
 template <class T>
-struct TileSlice {
-  static constexpr int V = sddmm_lane_features<T>();                            // elements a chunk
-  static constexpr int kRowChunks = kTileSliceWords / 4;                        // chunks a staged row
-  static constexpr int kChunks = kTileEdge * kRowChunks / kTileThreads;         // a thread's, per operand
-  static constexpr int kSliceElems = kRowChunks * V;                            // features a slice
-  RawRow<T, V> x[kChunks], y[kChunks];
-
-  /// Loads features [f0, f0 + kSliceElems) of X's rows from r0 and Y's from c0 (rows past the ends as zero).
-  __device__ __forceinline__ void load(const DenseRef<const T>& X, const DenseRef<const T>& Y, int64_t r0,
-                                       int64_t x_rows, int64_t c0, int64_t y_rows, int f0) {
-#pragma unroll
-    for (int i = 0; i < kChunks; ++i) {
-      const int chunk = threadIdx.x + i * kTileThreads, r = chunk / kRowChunks, f = f0 + chunk % kRowChunks * V;
-      x[i].load(X, r < x_rows ? int(r0 + r) : -1, f);
-      y[i].load(Y, r < y_rows ? int(c0 + r) : -1, f);
+__device__ __forceinline__ void stage_chunk(const DenseRef<const T>& M, int64_t first, int64_t count, int w0,
+                                            int words, int pitch, uint32_t* s) {
+  constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
+  const int pieces = words / 4;
+  for (int i = threadIdx.x; i < kTileEdge * pieces; i += kTileThreads) {
+    const int r = i / pieces, w = w0 + i % pieces * 4, f = w * 4 / int(sizeof(T));
+    uint32_t* dst = s + r * pitch + (w - w0);
+    if (M.vec) {
+      const bool in = r < count && f < M.n;  // n a multiple of 8: a piece is wholly in or out
+      cp_async_16(dst, in ? M.ptr + (first + r) * M.row_stride + f : M.ptr, in);
+    } else {
+      RawRow<T, V> v;
+      v.load(M, r < count ? int(first + r) : -1, f);
+      *reinterpret_cast<uint4*>(dst) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
     }
   }
-  /// Writes the chunks to the staged rows: xs, ys of kTileEdge rows at kTilePitch words.
-  __device__ __forceinline__ void store(uint32_t* xs, uint32_t* ys) const {
-#pragma unroll
-    for (int i = 0; i < kChunks; ++i) {
-      const int chunk = threadIdx.x + i * kTileThreads, at = chunk / kRowChunks * kTilePitch + chunk % kRowChunks * 4;
-      *reinterpret_cast<uint4*>(xs + at) = make_uint4(x[i].w[0], x[i].w[1], x[i].w[2], x[i].w[3]);
-      *reinterpret_cast<uint4*>(ys + at) = make_uint4(y[i].w[0], y[i].w[1], y[i].w[2], y[i].w[3]);
-    }
-  }
-};
+}
 
-/// acc[n] += X rows (16) x Y rows (8 per n)^T over one staged slice: the warp's 16 x 32 products. xs points at
-/// the warp's first X row, ys at its first Y row; (g, q) the lane's fragment position.
+/// acc[n] += X rows (16) x Y rows (8 per n)^T over `words` staged words: the warp's 16 x 32 products. xs points
+/// at the warp's first X row, ys at its first Y row, both at `pitch`; (g, q) the lane's fragment position.
 template <class T>
-__device__ __forceinline__ void tile_slice_mma(float (&acc)[4][4], const uint32_t* xs, const uint32_t* ys, int g,
-                                               int q) {
-#pragma unroll
-  for (int k = 0; k < kTileSliceWords; k += 8) {
-    const uint32_t* xa = xs + g * kTilePitch + k + q;
-    uint32_t a[4] = {xa[0], xa[8 * kTilePitch], xa[4], xa[8 * kTilePitch + 4]};
+__device__ __forceinline__ void tile_chunk_mma(float (&acc)[4][4], const uint32_t* xs, const uint32_t* ys, int words,
+                                               int pitch, int g, int q) {
+#pragma unroll 2
+  for (int k = 0; k < words; k += kTileStepWords) {
+    const uint32_t* xa = xs + g * pitch + k + q;
+    uint32_t a[4] = {xa[0], xa[8 * pitch], xa[4], xa[8 * pitch + 4]};
     uint32_t a_low[4];
     if constexpr (sizeof(T) == 4) {
 #pragma unroll
@@ -101,7 +110,7 @@ __device__ __forceinline__ void tile_slice_mma(float (&acc)[4][4], const uint32_
     }
 #pragma unroll
     for (int n = 0; n < 4; ++n) {
-      const uint32_t* yb = ys + (8 * n + g) * kTilePitch + k + q;
+      const uint32_t* yb = ys + (8 * n + g) * pitch + k + q;
       const uint32_t b0 = yb[0], b1 = yb[4];
       if constexpr (sizeof(T) == 2) {
         mma_m16n8k16<T>(acc[n], a[0], a[1], a[2], a[3], b0, b1);
@@ -130,11 +139,19 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   __shared__ Offset first_nz[E];     // row i's first nonzero in the tile
   __shared__ Offset end_nz[E];       // and one past its last
   __shared__ int tile_start[E + 1];  // nonzeros of the tile's rows before row i
-  __shared__ __align__(16) uint32_t shared[kTileSharedWords];
+  extern __shared__ __align__(16) uint32_t shared[];
   const int tid = threadIdx.x;
-
-  TileSlice<T> slice;
-  slice.load(p.X, p.Y, r0, x_rows, c0, y_rows, 0);
+  const int k_words = (p.X.n * int(sizeof(T)) + 3) / 4, chunk = tile_chunk_words<T>(p.X.n), pitch = tile_pitch(chunk);
+  uint32_t* xs = shared;
+  uint32_t* ys = shared + E * pitch;
+  const auto stage = [&](int w0) {
+    const int words = min(chunk, (k_words - w0 + kTileStepWords - 1) / kTileStepWords * kTileStepWords);
+    stage_chunk(p.X, r0, x_rows, w0, words, pitch, xs);
+    stage_chunk(p.Y, c0, y_rows, w0, words, pitch, ys);
+    cp_async_commit();
+    return words;
+  };
+  int words = k_words > 0 ? stage(0) : 0;
 
   // Each row's nonzeros in the tile: its first at or past c0 (threads 0-63) and past c0 + 63 (64-127).
   if (tid < 2 * E) {
@@ -158,20 +175,20 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   if (tid == 0) tile_start[0] = 0;
   __syncthreads();
   const int total = tile_start[E];
-  if (total == 0) return;
+  if (total == 0) {
+    cp_async_wait<0>();  // no copy may land in shared memory after the block has left
+    return;
+  }
 
   // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).
-  uint32_t* xs = shared;
-  uint32_t* ys = shared + E * kTilePitch;
   const int warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
   const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
   float acc[4][4] = {};
-  for (int f0 = 0; f0 < p.X.n; f0 += TileSlice<T>::kSliceElems) {
-    slice.store(xs, ys);
+  for (int w0 = 0; w0 < k_words; w0 += chunk) {
+    if (w0 > 0) words = stage(w0);
+    cp_async_wait<0>();
     __syncthreads();
-    if (f0 + TileSlice<T>::kSliceElems < p.X.n)
-      slice.load(p.X, p.Y, r0, x_rows, c0, y_rows, f0 + TileSlice<T>::kSliceElems);
-    tile_slice_mma<T>(acc, xs + warp_row * kTilePitch, ys + warp_col * kTilePitch, g, q);
+    tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
     __syncthreads();
   }
   float* dots = reinterpret_cast<float*>(shared);
