@@ -21,10 +21,12 @@
 // and columns 32 (w % 2) .. + 32 of the tile.
 //
 // Each row's nonzeros in the tile are found by binary searches (rows sorted
-// by column), issued after the first chunk's copies so that both latencies
-// overlap; an empty tile ends there. The finished tile goes through shared
-// memory once more, and the tile's nonzeros, in A's order, read their dot
-// products from it.
+// by column): chains of dependent loads as long as the MMAs, so four more
+// warps run them beside the eight that compute (a named barrier keeps the
+// computing warps' steps to themselves). The finished tile goes through
+// shared memory once more, and the tile's nonzeros, in A's order, read their
+// dot products from it, four at a time a thread so that their column loads
+// overlap.
 #include <cstdint>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
@@ -34,7 +36,8 @@ namespace cuda {
 namespace detail {
 
 constexpr int kTileEdge = 64;               ///< rows and columns of a tile
-constexpr int kTileThreads = 256;           ///< 8 warps of 16 x 32 products
+constexpr int kTileMmaThreads = 256;        ///< 8 warps of 16 x 32 products
+constexpr int kTileThreads = kTileMmaThreads + 128;  ///< and 4 that find each row's nonzeros in the tile
 constexpr int kTileStepWords = 8;           ///< 32-bit words of features an MMA step takes
 constexpr int kTileChunkWords = 128;        ///< most words of features staged per row at once
 constexpr int kTileDotPitch = kTileEdge + 8;  ///< a finished tile row's floats: conflict-free float2 stores
@@ -72,15 +75,20 @@ __device__ __forceinline__ Offset lower_bound_column(const int* cols, Offset lo,
   return lo;
 }
 
+/// The computing warps' barrier (named barrier 1): the searching warps do not take part.
+__device__ __forceinline__ void tile_mma_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(kTileMmaThreads) : "memory");
+}
+
 /// Stages words [w0, w0 + words) of rows [first, first + 64) of M into s (64 rows at `pitch` words); rows
 /// past `count` and features past M's n as zero. 16-byte cp.async where M's rows allow it (M.vec), else
-/// through registers.
+/// through registers. Run by the computing threads.
 template <class T>
 __device__ __forceinline__ void stage_chunk(const DenseRef<const T>& M, int64_t first, int64_t count, int w0,
                                             int words, int pitch, uint32_t* s) {
   constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
   const int pieces = words / 4;
-  for (int i = threadIdx.x; i < kTileEdge * pieces; i += kTileThreads) {
+  for (int i = threadIdx.x; i < kTileEdge * pieces; i += kTileMmaThreads) {
     const int r = i / pieces, w = w0 + i % pieces * 4, f = w * 4 / int(sizeof(T));
     uint32_t* dst = s + r * pitch + (w - w0);
     if (M.vec) {
@@ -108,22 +116,35 @@ __device__ __forceinline__ void tile_chunk_mma(float (&acc)[4][4], const uint32_
 #pragma unroll
       for (int i = 0; i < 4; ++i) a_low[i] = tf32_low(a[i]), a[i] = tf32_high(a[i]);
     }
+    uint32_t b[4][2];
 #pragma unroll
     for (int n = 0; n < 4; ++n) {
       const uint32_t* yb = ys + (8 * n + g) * pitch + k + q;
-      const uint32_t b0 = yb[0], b1 = yb[4];
-      if constexpr (sizeof(T) == 2) {
-        mma_m16n8k16<T>(acc[n], a[0], a[1], a[2], a[3], b0, b1);
-      } else {
-        // 3xTF32, small products first into a zeroed fragment, added in FP32 (see mma_tf32_split).
-        const uint32_t b0_high = tf32_high(b0), b1_high = tf32_high(b1);
-        float t[4] = {0.f, 0.f, 0.f, 0.f};
-        mma_tf32(t, a_low[0], a_low[1], a_low[2], a_low[3], b0_high, b1_high);
-        mma_tf32(t, a[0], a[1], a[2], a[3], tf32_low(b0), tf32_low(b1));
-        mma_tf32(t, a[0], a[1], a[2], a[3], b0_high, b1_high);
+      b[n][0] = yb[0], b[n][1] = yb[4];
+    }
+    if constexpr (sizeof(T) == 2) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) acc[n][i] += t[i];
+      for (int n = 0; n < 4; ++n) mma_m16n8k16<T>(acc[n], a[0], a[1], a[2], a[3], b[n][0], b[n][1]);
+    } else {
+      // 3xTF32, small products first into zeroed fragments, added in FP32 (see mma_tf32_split); the four
+      // column blocks' MMAs of each product back to back, independent of one another.
+      uint32_t b_low[4][2];
+      float t[4][4] = {};
+#pragma unroll
+      for (int n = 0; n < 4; ++n) {
+        b_low[n][0] = tf32_low(b[n][0]), b_low[n][1] = tf32_low(b[n][1]);
+        b[n][0] = tf32_high(b[n][0]), b[n][1] = tf32_high(b[n][1]);
       }
+#pragma unroll
+      for (int n = 0; n < 4; ++n) mma_tf32(t[n], a_low[0], a_low[1], a_low[2], a_low[3], b[n][0], b[n][1]);
+#pragma unroll
+      for (int n = 0; n < 4; ++n) mma_tf32(t[n], a[0], a[1], a[2], a[3], b_low[n][0], b_low[n][1]);
+#pragma unroll
+      for (int n = 0; n < 4; ++n) mma_tf32(t[n], a[0], a[1], a[2], a[3], b[n][0], b[n][1]);
+#pragma unroll
+      for (int n = 0; n < 4; ++n)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) acc[n][i] += t[n][i];
     }
   }
 }
@@ -151,14 +172,24 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
     cp_async_commit();
     return words;
   };
-  int words = k_words > 0 ? stage(0) : 0;
-
-  // Each row's nonzeros in the tile: its first at or past c0 (threads 0-63) and past c0 + 63 (64-127).
-  if (tid < 2 * E) {
-    const int i = tid % E;
+  const int warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
+  float acc[4][4] = {};
+  if (tid < kTileMmaThreads) {
+    // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).
+    const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
+    for (int w0 = 0; w0 < k_words; w0 += chunk) {
+      const int words = stage(w0);
+      cp_async_wait<0>();
+      tile_mma_sync();
+      tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
+      tile_mma_sync();
+    }
+  } else {
+    // Each row's nonzeros in the tile: its first at or past c0 (searching threads 0-63) and past c0 + 63 (64-127).
+    const int s = tid - kTileMmaThreads, i = s % E;
     Offset at = 0;
-    if (i < x_rows) at = lower_bound_column(p.cols, p.row_map[r0 + i], p.row_map[r0 + i + 1], tid < E ? c0 : c0 + E);
-    (tid < E ? first_nz : end_nz)[i] = at;
+    if (i < x_rows) at = lower_bound_column(p.cols, p.row_map[r0 + i], p.row_map[r0 + i + 1], s < E ? c0 : c0 + E);
+    (s < E ? first_nz : end_nz)[i] = at;
   }
   __syncthreads();
   // Their running count: a scan over two warps.
@@ -175,43 +206,43 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   if (tid == 0) tile_start[0] = 0;
   __syncthreads();
   const int total = tile_start[E];
-  if (total == 0) {
-    cp_async_wait<0>();  // no copy may land in shared memory after the block has left
-    return;
-  }
+  if (total == 0) return;
 
-  // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).
-  const int warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
-  const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
-  float acc[4][4] = {};
-  for (int w0 = 0; w0 < k_words; w0 += chunk) {
-    if (w0 > 0) words = stage(w0);
-    cp_async_wait<0>();
-    __syncthreads();
-    tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
-    __syncthreads();
-  }
   float* dots = reinterpret_cast<float*>(shared);
+  if (tid < kTileMmaThreads) {
+    const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
 #pragma unroll
-  for (int n = 0; n < 4; ++n) {
-    float* d = dots + (warp_row + g) * kTileDotPitch + warp_col + 8 * n + 2 * q;
-    *reinterpret_cast<float2*>(d) = make_float2(acc[n][0], acc[n][1]);
-    *reinterpret_cast<float2*>(d + 8 * kTileDotPitch) = make_float2(acc[n][2], acc[n][3]);
+    for (int n = 0; n < 4; ++n) {
+      float* d = dots + (warp_row + g) * kTileDotPitch + warp_col + 8 * n + 2 * q;
+      *reinterpret_cast<float2*>(d) = make_float2(acc[n][0], acc[n][1]);
+      *reinterpret_cast<float2*>(d + 8 * kTileDotPitch) = make_float2(acc[n][2], acc[n][3]);
+    }
   }
   __syncthreads();
 
   // The tile's nonzeros, t-th in row order: row i holds t in [tile_start[i], tile_start[i + 1]).
-  for (int t = tid; t < total; t += kTileThreads) {
-    int lo = 0, hi = E - 1;
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      if (tile_start[mid] <= t)
-        lo = mid;
-      else
-        hi = mid - 1;
+  constexpr int kUnroll = 4;
+  for (int t0 = tid; t0 < total; t0 += kUnroll * kTileThreads) {
+    int64_t j[kUnroll];
+    int row[kUnroll], col[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int t = min(t0 + u * kTileThreads, total - 1);  // past the end: repeats the last, not written
+      int lo = 0, hi = E - 1;
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (tile_start[mid] <= t)
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      row[u] = lo, j[u] = int64_t(first_nz[lo]) + (t - tile_start[lo]);
     }
-    const int64_t j = int64_t(first_nz[lo]) + (t - tile_start[lo]);
-    sddmm_write(p, j, dots[lo * kTileDotPitch + p.cols[j] - c0]);
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) col[u] = p.cols[j[u]];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      if (t0 + u * kTileThreads < total) sddmm_write(p, j[u], dots[row[u] * kTileDotPitch + col[u] - c0]);
   }
 }
 
