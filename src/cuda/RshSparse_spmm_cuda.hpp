@@ -153,10 +153,10 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
   return ((rows + 63) / 64) * ((cols + 63) / 64);
 }
 
-/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 128 tiles
-/// (about one per SM of an H100: with fewer, the spans' finer work spreads better) and A fills its tiles to at
+/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 64 tiles
+/// (half the SMs of an H100: with fewer, the spans' finer work spreads better) and A fills its tiles to at
 /// least 7% (a tile computes all its 4096 products from staged rows, a span loads a row of Y per nonzero).
-/// Fitted on the H100 over the shared matrices at k = 32, 64, 128 (perf_tests/results/h100_2026-11-25d.md).
+/// Chosen on the H100 over the DLMC layers at k = 32, 64, 128 (perf_tests/results/h100_2026-11-26h.md).
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
