@@ -35,12 +35,12 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-constexpr int kTileEdge = 64;               ///< rows and columns of a tile
-constexpr int kTileMmaThreads = 256;        ///< 8 warps of 16 x 32 products
+constexpr int kTileEdge = 64;                        ///< rows and columns of a tile
+constexpr int kTileMmaThreads = 256;                 ///< 8 warps of 16 x 32 products
 constexpr int kTileThreads = kTileMmaThreads + 128;  ///< and 4 that find each row's nonzeros in the tile
-constexpr int kTileStepWords = 8;           ///< 32-bit words of features an MMA step takes
-constexpr int kTileChunkWords = 128;        ///< most words of features staged per row at once
-constexpr int kTileDotPitch = kTileEdge + 8;  ///< a finished tile row's floats: conflict-free float2 stores
+constexpr int kTileStepWords = 8;                    ///< 32-bit words of features an MMA step takes
+constexpr int kTileChunkWords = 128;                 ///< most words of features staged per row at once
+constexpr int kTileDotPitch = kTileEdge + 8;         ///< a finished tile row's floats: conflict-free float2 stores
 
 /// Words of features a chunk stages per row for k features of T: whole MMA steps, at most kTileChunkWords.
 template <class T>
@@ -84,8 +84,8 @@ __device__ __forceinline__ void tile_mma_sync() {
 /// past `count` and features past M's n as zero. 16-byte cp.async where M's rows allow it (M.vec), else
 /// through registers. Run by the computing threads.
 template <class T>
-__device__ __forceinline__ void stage_chunk(const DenseRef<const T>& M, int64_t first, int64_t count, int w0,
-                                            int words, int pitch, uint32_t* s) {
+__device__ __forceinline__ void stage_chunk(const DenseRef<const T>& M, int64_t first, int64_t count, int w0, int words,
+                                            int pitch, uint32_t* s) {
   constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
   const int pieces = words / 4;
   for (int i = threadIdx.x; i < kTileEdge * pieces; i += kTileMmaThreads) {

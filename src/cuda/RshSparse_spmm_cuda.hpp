@@ -145,7 +145,8 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
 
 /// The kernels of sddmm_csr. kSpans: a lane group per 8 consecutive nonzeros, any pattern. kDenseTiles: a block
 /// per 64 x 64 tile of A computes all its products on Tensor Cores (float in 3xTF32, FP32-level) from X's and
-/// Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows sorted by column (duplicates allowed) and pays where A fills its tiles.
+/// Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows sorted by column (duplicates
+/// allowed) and pays where A fills its tiles.
 enum class SddmmCsrKernel { kSpans, kDenseTiles };
 
 /// Tiles of 64 x 64 over an A of rows x cols.

@@ -5,7 +5,6 @@
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_partition_cost_on.hpp"
 
-
 namespace rsh {
 namespace impl {
 
