@@ -22,11 +22,12 @@
 //
 // Each row's nonzeros in the tile are found by binary searches (rows sorted
 // by column): chains of dependent loads as long as the MMAs, so four more
-// warps run them beside the eight that compute (a named barrier keeps the
-// computing warps' steps to themselves). The finished tile goes through
-// shared memory once more, and the tile's nonzeros, in A's order, read their
-// dot products from it, four at a time a thread so that their column loads
-// overlap.
+// warps run them while the eight others compute on the first chunk (every
+// warp takes every block-wide barrier: the searching warps wait through the
+// staging and search between the barriers that bracket the MMAs). The
+// finished tile goes through shared memory once more, and the tile's
+// nonzeros, in A's order, read their dot products from it, four at a time a
+// thread so that their column loads overlap.
 #include <cstdint>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
@@ -73,11 +74,6 @@ __device__ __forceinline__ Offset lower_bound_column(const int* cols, Offset lo,
       hi = mid;
   }
   return lo;
-}
-
-/// The computing warps' barrier (named barrier 1): the searching warps do not take part.
-__device__ __forceinline__ void tile_mma_sync() {
-  asm volatile("bar.sync 1, %0;\n" ::"n"(kTileMmaThreads) : "memory");
 }
 
 /// Stages words [w0, w0 + words) of rows [first, first + 64) of M into s (64 rows at `pitch` words); rows
@@ -173,24 +169,31 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
     return words;
   };
   const int warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
-  float acc[4][4] = {};
-  if (tid < kTileMmaThreads) {
-    // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).
-    const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
-    for (int w0 = 0; w0 < k_words; w0 += chunk) {
-      const int words = stage(w0);
-      cp_async_wait<0>();
-      tile_mma_sync();
-      tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
-      tile_mma_sync();
-    }
-  } else {
-    // Each row's nonzeros in the tile: its first at or past c0 (searching threads 0-63) and past c0 + 63 (64-127).
+  const bool computes = tid < kTileMmaThreads;
+  // Each row's nonzeros in the tile: its first at or past c0 (searching threads 0-63) and past c0 + 63 (64-127).
+  const auto search = [&] {
     const int s = tid - kTileMmaThreads, i = s % E;
     Offset at = 0;
     if (i < x_rows) at = lower_bound_column(p.cols, p.row_map[r0 + i], p.row_map[r0 + i + 1], s < E ? c0 : c0 + E);
     (s < E ? first_nz : end_nz)[i] = at;
+  };
+  // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).
+  const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
+  float acc[4][4] = {};
+  for (int w0 = 0; w0 < k_words; w0 += chunk) {
+    int words = 0;
+    if (computes) {
+      words = stage(w0);
+      cp_async_wait<0>();
+    }
+    __syncthreads();
+    if (computes)
+      tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
+    else if (w0 == 0)
+      search();
+    __syncthreads();
   }
+  if (k_words == 0 && !computes) search();
   __syncthreads();
   // Their running count: a scan over two warps.
   if (tid < E) {
@@ -209,8 +212,7 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   if (total == 0) return;
 
   float* dots = reinterpret_cast<float*>(shared);
-  if (tid < kTileMmaThreads) {
-    const int warp_row = 16 * (warp / 2), warp_col = 32 * (warp % 2);
+  if (computes) {
 #pragma unroll
     for (int n = 0; n < 4; ++n) {
       float* d = dots + (warp_row + g) * kTileDotPitch + warp_col + 8 * n + 2 * q;
