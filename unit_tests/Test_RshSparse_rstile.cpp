@@ -44,30 +44,30 @@ const ArithmeticCase kArithmetics[] = {{2, false, rsh::impl::Arithmetic::kFp16},
                                        {4, true, rsh::impl::Arithmetic::kTf32},
                                        {4, false, rsh::impl::Arithmetic::kFp32}};
 
-/// Residual items: every nonzero in exactly one item; a store-once item
-/// (before res_num_local) with p pieces heads p consecutive pieces of one row
-/// inside one aligned group, which together cover the row; the other
-/// store-once items are empty padding; atomic pieces are short.
+/// Residual items: every nonzero in exactly one item; an item with p pieces
+/// heads p consecutive pieces of one row inside one aligned group: before
+/// res_num_local they cover the row, after it (atomic) they are a group of the
+/// row's pieces, of up to max_len nonzeros each, or a lone piece (p = 1); the
+/// other items are empty padding.
 void check_residual_items(const rsh::Options& opt, const HostPattern& p) {
   using rsh::impl::kResidualPieceAlign;
   const int max_len = opt.tuning.max_residual_nnz_per_item;  // atomic pieces; others up to the piece length
   const int max_piece = std::max(max_len, opt.tuning.residual_piece_nnz ? opt.tuning.residual_piece_nnz : 2 * max_len);
   std::vector<int> nz_cover(p.res_cols.extent(0), 0), headed(p.res_num_items(), 0);
   for (int i = 0; i < p.res_num_items(); ++i) {
+    const bool atomic = i >= p.res_num_local;
     const int len = p.res_item_end(i) - p.res_item_begin(i);
-    EXPECT_LE(len, i >= p.res_num_local ? max_len : max_piece);
+    EXPECT_LE(len, atomic ? max_len : max_piece);
     for (int k = p.res_item_begin(i); k < p.res_item_end(i); ++k) ++nz_cover[k];
     const int pieces = p.res_item_pieces(i);
-    if (i >= p.res_num_local) {
-      EXPECT_EQ(pieces, 1);
-      continue;
-    }
     if (pieces == 0) continue;
-    ASSERT_LE(i + pieces, p.res_num_local);
+    ASSERT_LE(i + pieces, atomic ? p.res_num_items() : p.res_num_local);
     EXPECT_EQ(i / kResidualPieceAlign, (i + pieces - 1) / kResidualPieceAlign) << "pieces straddle a CTA group";
     const int row = p.res_item_row(i);
-    EXPECT_EQ(p.res_item_begin(i), p.res_ptr(row));
-    EXPECT_EQ(p.res_item_end(i + pieces - 1), p.res_ptr(row + 1));
+    if (!atomic) {
+      EXPECT_EQ(p.res_item_begin(i), p.res_ptr(row));
+      EXPECT_EQ(p.res_item_end(i + pieces - 1), p.res_ptr(row + 1));
+    }
     for (int j = 1; j < pieces; ++j) {
       EXPECT_EQ(p.res_item_pieces(i + j), 0);
       EXPECT_EQ(p.res_item_row(i + j), row);
@@ -75,7 +75,7 @@ void check_residual_items(const rsh::Options& opt, const HostPattern& p) {
       headed[i + j] = 1;
     }
   }
-  for (int i = 0; i < p.res_num_local; ++i)
+  for (int i = 0; i < p.res_num_items(); ++i)
     if (p.res_item_pieces(i) == 0 && !headed[i]) EXPECT_EQ(p.res_item_begin(i), p.res_item_end(i)) << "padding";
   for (int c : nz_cover) EXPECT_EQ(c, 1);
 }
@@ -380,7 +380,17 @@ TEST(RsTileBuilder, ResidualPiecesShareOneCtaUnlessTooLong) {
   for (int i = 0; i < p.res_num_local; ++i) ++heads[p.res_item_pieces(i)];
   EXPECT_EQ(heads[1], 2);  // rows of 1 and 2 nonzeros
   for (int pieces = 2; pieces <= rsh::impl::kResidualPieceAlign; ++pieces) EXPECT_GT(heads[pieces], 0) << pieces;
-  EXPECT_EQ(p.res_num_items() - p.res_num_local, 24 * 29 / 2);  // rows 17..40: 9, 9, 10, 10, .., 20, 20 pieces
+  // Rows 17..40: 9, 9, 10, 10, .., 20, 20 pieces in aligned groups of 8 (two groups up to row 32, three after),
+  // summed in the CTA and added by the groups' first pieces.
+  EXPECT_EQ(p.res_num_items() - rsh::impl::align_to_groups(p.res_num_local), 16 * 16 + 8 * 24);
+  int groups = 0, summed = 0, full_groups = 0;
+  for (int i = p.res_num_local; i < p.res_num_items(); ++i) {
+    const int heads = p.res_item_pieces(i);
+    groups += heads > 0, summed += heads, full_groups += heads == rsh::impl::kResidualPieceAlign;
+  }
+  EXPECT_EQ(summed, 24 * 29 / 2);     // every piece once
+  EXPECT_EQ(groups, 16 * 2 + 8 * 3);  // one atomic add a group
+  EXPECT_EQ(full_groups, 24 + 10);    // the first of every row, the second of rows of 16 or more pieces (31..40)
   std::set<int> scaled(p.scale_rows.data(), p.scale_rows.data() + p.scale_rows.extent(0));
   for (int r = 0; r <= 40; ++r) EXPECT_EQ(scaled.count(r), r == 0 || r > 16 ? 1u : 0u) << r;
 }
@@ -415,6 +425,7 @@ TEST(RsTileBuilder, ShortResidualPiecesUpToEightPerRow) {
   for (int i = 0; i < p.res_num_items(); ++i) {
     const int row = p.res_item_row(i), len = p.res_ptr(row + 1) - p.res_ptr(row);
     const int piece = p.res_item_end(i) - p.res_item_begin(i);
+    if (piece == 0) continue;  // padding (rows here have no empty pieces)
     if (len <= 32) EXPECT_LE(piece, 4) << "row of " << len;
     if (len > 32 && len <= 128) EXPECT_LE(piece, 16) << "row of " << len;
     EXPECT_EQ(i >= p.res_num_local, len > 128) << "row of " << len;

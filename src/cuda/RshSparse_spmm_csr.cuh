@@ -8,7 +8,8 @@
 //   [pair_base, local)  a row of 2, 3-4 or 5-8 pieces: an aligned run of 2, 4 or 8 items (so that it lies in
 //                       one aligned group of kResidualPieceAlign, one CTA), summed by its first item, the
 //                       run's unused items empty; each run size in its own region, aligned to the group;
-//   [local, items)      pieces of longer rows, adding into C with atomics after scale_rows_kernel.
+//   [local, items)      pieces of longer rows in aligned groups of kResidualPieceAlign (atomic_row_items), each
+//                       summed by its first item, which adds into C with atomics after scale_rows_kernel.
 // Included by one .cu per precision, after the plan.
 #include <cub/device/device_scan.cuh>
 
@@ -18,6 +19,9 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
+using impl::atomic_item_heads;
+using impl::atomic_row_items;
+
 /// Nonzeros of a work item: the mean row length rounded up to a power of two in [16, 128], so that the
 /// rows of a regular matrix stay whole and those of a skewed one are cut near its mean.
 inline int csr_piece_nnz(int rows, int64_t nnz) {
@@ -26,15 +30,15 @@ inline int csr_piece_nnz(int rows, int64_t nnz) {
   return piece;
 }
 
-/// Per-row counts, scanned: rows in runs of 2, 4 and 8 items, rows in atomic pieces, those pieces.
+/// Per-row counts, scanned: rows in runs of 2, 4 and 8 items, rows in atomic pieces, the items those take.
 struct CsrCounts {
-  int runs[3], atomic_rows, atomic_pieces;
+  int runs[3], atomic_rows, atomic_items;
 };
 struct AddCsrCounts {
   __host__ __device__ CsrCounts operator()(const CsrCounts& a, const CsrCounts& b) const {
     return {{a.runs[0] + b.runs[0], a.runs[1] + b.runs[1], a.runs[2] + b.runs[2]},
             a.atomic_rows + b.atomic_rows,
-            a.atomic_pieces + b.atomic_pieces};
+            a.atomic_items + b.atomic_items};
   }
 };
 
@@ -66,7 +70,7 @@ __global__ void csr_count_kernel(const Offset* row_map, int rows, int64_t nnz, i
   const int64_t len = int64_t(row_map[r + 1]) - int64_t(row_map[r]);
   if (len < 0) atomicOr(error, kCsrRowMap);
   if (len > int64_t(kResidualPieceAlign) * piece) {
-    c.atomic_rows = 1, c.atomic_pieces = ceil_div(len, piece);
+    c.atomic_rows = 1, c.atomic_items = atomic_row_items(ceil_div(len, piece));
   } else if (len > piece) {
     c.runs[run_class(ceil_div(len, piece))] = 1;
   }
@@ -118,7 +122,9 @@ __global__ void csr_items_kernel(const Offset* row_map, int rows, int piece, Csr
       first[i] = i < pieces ? piece_item(i, i == 0 ? pieces : 0) : ResidualItem{0, 0, row, 0};
   } else {
     scale_rows[at.atomic_rows] = row;
-    for (int i = 0; i < pieces; ++i) items[regions.local + int64_t(at.atomic_pieces) + i] = piece_item(i, 1);
+    ResidualItem* first = items + regions.local + int64_t(at.atomic_items);
+    for (int i = 0; i < atomic_row_items(pieces); ++i)
+      first[i] = i < pieces ? piece_item(i, atomic_item_heads(i, pieces)) : ResidualItem{0, 0, row, 0};
   }
 }
 
@@ -175,12 +181,10 @@ void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t
   RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (host_error) throw_csr_error(host_error, rows, A.num_cols, A.nnz);
 
-  const auto aligned = [](int64_t i) {
-    return (i + kResidualPieceAlign - 1) / kResidualPieceAlign * kResidualPieceAlign;
-  };
-  int64_t next = aligned(rows), base[3];
-  for (int cls = 0; cls < 3; ++cls) base[cls] = next, next = aligned(next + (int64_t(2) << cls) * totals.runs[cls]);
-  const int64_t local = next, num_items = local + totals.atomic_pieces;
+  int64_t next = impl::align_to_groups(rows), base[3];
+  for (int cls = 0; cls < 3; ++cls)
+    base[cls] = next, next = impl::align_to_groups(next + (int64_t(2) << cls) * totals.runs[cls]);
+  const int64_t local = next, num_items = local + totals.atomic_items;
   if (num_items > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm_csr: too many work items");
   const CsrRegions regions = {{int(base[0]), int(base[1]), int(base[2])}, int(local)};
   StreamBuffer<ResidualItem> items(size_t(num_items), stream);

@@ -16,6 +16,8 @@
 #include <string>
 #include <type_traits>
 
+#include "impl/RshSparse_window_columns.hpp"
+
 namespace rsh {
 namespace cuda {
 
@@ -48,7 +50,7 @@ template <class T>
 using Accum = typename std::conditional<std::is_same<T, double>::value, double, float>::type;
 
 /// Residual items one CUDA-core CTA always runs together (HostFormat::res_item_pieces).
-constexpr int kResidualPieceAlign = 8;
+using impl::kResidualPieceAlign;
 
 /// The arrays of a built RS-Tile + residual + schedule (see rsh::impl::RsTilePattern for the meaning of
 /// each), counts given explicitly, every pointer a buffer of the stated length.

@@ -10,11 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#if defined(__CUDACC__)
-#define RSH_HOST_DEVICE __host__ __device__
-#else
-#define RSH_HOST_DEVICE
-#endif
+#include "impl/RshSparse_window_columns.hpp"  // RSH_HOST_DEVICE
 
 namespace rsh {
 namespace impl {

@@ -38,7 +38,7 @@ std::string to_string(const FormatStats& s) {
      << "residual: " << s.residual_rows << " rows, " << s.residual_nnz << " nnz\n"
      << "schedule: " << s.tc_items << " TC items (" << s.tc_split_items << " split), " << s.res_items
      << " residual items (" << s.res_shared_items << " pieces or padding summed in the CTA, " << s.res_atomic_items
-     << " atomic pieces), " << s.scale_rows << " pre-scaled rows\n"
+     << " adding with atomics), " << s.scale_rows << " pre-scaled rows\n"
      << "bytes: format " << s.format_bytes << " vs CSR " << s.csr_bytes << " ("
      << (s.csr_bytes ? double(s.format_bytes) / double(s.csr_bytes) : 0.0) << "x)\n";
   return os.str();

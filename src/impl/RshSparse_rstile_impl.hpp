@@ -49,14 +49,17 @@ struct RsTilePattern {
   // [0, res_num_local) store C once: whole rows, and rows in up to
   // kResidualPieceAlign pieces inside one aligned group of items, summed by
   // the first piece (res_item_pieces); the rest are pieces of rows too long
-  // for that. Pieces past the store-once items add with atomics into rows
-  // pre-scaled by beta (scale_rows, which also holds uncovered empty rows).
+  // for that, in aligned groups summed by their first piece where the row has
+  // enough pieces (atomic_row_items). Items past the store-once ones add with
+  // atomics into rows pre-scaled by beta (scale_rows, which also holds
+  // uncovered empty rows).
   View1<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;
   int tc_num_unsplit = 0;
   View1<int> res_item_row, res_item_begin, res_item_end;  ///< row index into res_rows; nnz range
   /// Items whose partial sums this one adds and stores: p >= 1 for a whole
-  /// row, the first of p pieces (the next p - 1 items) and an atomic piece;
-  /// 0 for the other pieces and for padding (an empty range).
+  /// row, the first of p pieces (the next p - 1 items), the first of a
+  /// group of p atomic pieces and a lone atomic piece (p = 1); 0 for the
+  /// other pieces and for padding (an empty range).
   View1<int> res_item_pieces;
   int res_num_local = 0;
   View1<int> scale_rows;

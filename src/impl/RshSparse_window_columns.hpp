@@ -1,5 +1,13 @@
 #pragma once
 // The geometry of RS-Tile and of the kernels' work items, which every stage shares.
+#include <cstdint>
+
+/// Functions of Kokkos-free headers that host code and CUDA kernels both call.
+#if defined(__CUDACC__)
+#define RSH_HOST_DEVICE __host__ __device__
+#else
+#define RSH_HOST_DEVICE
+#endif
 
 namespace rsh {
 namespace impl {
@@ -12,6 +20,33 @@ constexpr int kWindowsPerCta = 8;  ///< work items (one window each, one per war
 /// memory, inside one aligned group of this many items; longer rows' pieces
 /// add with atomics.
 constexpr int kResidualPieceAlign = 8;
+
+/// A row too long for one CTA to sum adds into C with atomics. When it has
+/// more than half a group of pieces, they go in aligned groups of
+/// kResidualPieceAlign items, each summed in its CTA by the group's first
+/// item, which alone adds the sum into C: a group's atomics are those of one
+/// piece (FP64 has no vector reduction: one atomic per element), for at most
+/// kResidualPieceAlign - 1 empty items padding the row's last group. The
+/// items a row of `pieces` atomic pieces takes:
+RSH_HOST_DEVICE constexpr bool grouped_atomic_row(int pieces) {
+  return pieces > kResidualPieceAlign / 2;
+}
+RSH_HOST_DEVICE constexpr int atomic_row_items(int pieces) {
+  return grouped_atomic_row(pieces) ? (pieces + kResidualPieceAlign - 1) / kResidualPieceAlign * kResidualPieceAlign
+                                    : pieces;
+}
+/// What item i (< atomic_row_items(pieces)) of such a row sums and adds into C: its group's pieces when it
+/// heads the group, 0 for the group's other pieces and the padding; 1 for each piece of a row too short to
+/// group.
+RSH_HOST_DEVICE constexpr int atomic_item_heads(int i, int pieces) {
+  if (!grouped_atomic_row(pieces)) return 1;
+  if (i >= pieces || i % kResidualPieceAlign != 0) return 0;
+  return pieces - i < kResidualPieceAlign ? pieces - i : kResidualPieceAlign;
+}
+/// i rounded up to a whole number of aligned groups.
+RSH_HOST_DEVICE constexpr int64_t align_to_groups(int64_t i) {
+  return (i + kResidualPieceAlign - 1) / kResidualPieceAlign * kResidualPieceAlign;
+}
 
 }  // namespace impl
 }  // namespace rsh

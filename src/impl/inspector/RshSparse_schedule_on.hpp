@@ -6,7 +6,9 @@
 // of that many items (one CTA sums them): rows cut into c pieces are packed
 // 8 / c to a group, the groups of each c in turn, and whole rows fill the
 // groups' free slots before the rest follow (empty padding items only where
-// whole rows run out); pieces of longer rows, which add with atomics, come last.
+// whole rows run out); pieces of longer rows, which add with atomics, come
+// last: first, from the next aligned item, the rows whose pieces go in aligned
+// groups (atomic_row_items), then the lone pieces of the others.
 // A row split between a window and the residual (Libra, BalancedBlocks) is
 // stored by neither: its window's items and its residual pieces all add with
 // atomics into it, pre-scaled by beta.
@@ -31,7 +33,7 @@ struct ResidualLayout {
   int64_t base[kResidualPieceAlign + 1] = {};         ///< first item of the groups of c-piece rows
   int64_t blocks[kResidualPieceAlign + 1] = {};       ///< aligned groups of c-piece rows
   int64_t free_before[kResidualPieceAlign + 2] = {};  ///< free slots in the groups of fewer pieces
-  int64_t whole = 0, atomic_pieces = 0;
+  int64_t whole = 0;
   int64_t grouped_items = 0;  ///< items in the aligned groups
   int64_t local_items() const {
     const int64_t total_free = free_before[kResidualPieceAlign + 1];
@@ -74,12 +76,21 @@ KOKKOS_INLINE_FUNCTION ResidualCut scheduled_cut(int64_t len, bool split, int pi
   return residual_cut(len, piece_nnz, max_len);
 }
 
-/// Counts of each kind of residual row, and every row's rank among its kind (parallel_scan functor).
+/// The kinds of residual row ResidualRanks counts: [1] whole rows, [c] rows of c pieces summed in one CTA,
+/// then the items of atomic rows in aligned groups and the lone atomic pieces.
+constexpr int kGroupedAtomicKind = kResidualPieceAlign + 1, kLoneAtomicKind = kResidualPieceAlign + 2,
+              kResidualKinds = kResidualPieceAlign + 3;
+KOKKOS_INLINE_FUNCTION int residual_kind(const ResidualCut& cut) {
+  if (!cut.atomic) return cut.pieces;
+  return grouped_atomic_row(cut.pieces) ? kGroupedAtomicKind : kLoneAtomicKind;
+}
+
+/// Counts of each kind of residual row (items, for atomic rows), and every row's rank among its kind
+/// (parallel_scan functor).
 template <class MemorySpace>
 struct ResidualRanks {
   struct value_type {
-    int64_t
-        n[kResidualPieceAlign + 2];  ///< [1] whole rows, [c] rows of c pieces, [kResidualPieceAlign + 1] atomic pieces
+    int64_t n[kResidualKinds];
   };
   View1<int, MemorySpace> res_ptr;
   View1<int64_t, MemorySpace> rank, totals;
@@ -88,21 +99,18 @@ struct ResidualRanks {
   View1<uint8_t, MemorySpace> split;  ///< per residual row: 1 where the row has entries in a window too
 
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    for (int c = 0; c < kResidualPieceAlign + 2; ++c) v.n[c] = 0;
+    for (int c = 0; c < kResidualKinds; ++c) v.n[c] = 0;
   }
   KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
-    for (int c = 0; c < kResidualPieceAlign + 2; ++c) dst.n[c] += src.n[c];
-  }
-  KOKKOS_INLINE_FUNCTION int kind(const ResidualCut& cut) const {
-    return cut.atomic ? kResidualPieceAlign + 1 : cut.pieces;
+    for (int c = 0; c < kResidualKinds; ++c) dst.n[c] += src.n[c];
   }
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t j, value_type& v, const bool final) const {
     const ResidualCut cut = scheduled_cut(res_ptr(j + 1) - res_ptr(j), split.extent(0) && split(j), piece_nnz, max_len);
-    const int k = kind(cut);
+    const int k = residual_kind(cut);
     if (final) rank(j) = v.n[k];
-    v.n[k] += cut.atomic ? cut.pieces : 1;
+    v.n[k] += cut.atomic ? atomic_row_items(cut.pieces) : 1;
     if (final && j == rows - 1)
-      for (int c = 0; c < kResidualPieceAlign + 2; ++c) totals(c) = v.n[c];
+      for (int c = 0; c < kResidualKinds; ++c) totals(c) = v.n[c];
   }
 };
 
@@ -187,15 +195,16 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   // Residual items (see the file comment).
   const auto res_ptr = p.res_ptr;
   View1<int64_t, Mem> rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::schedule::rank"), R);
-  View1<int64_t, Mem> totals("rsh::schedule::totals", kResidualPieceAlign + 2);
+  View1<int64_t, Mem> totals("rsh::schedule::totals", kResidualKinds);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, R, split_row});
   const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   ResidualLayout layout;
   for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
-  layout.whole = t(1), layout.atomic_pieces = t(kResidualPieceAlign + 1);
+  layout.whole = t(1);
   layout.plan();
-  const int64_t local = layout.local_items(), items = local + layout.atomic_pieces;
+  const int64_t local = layout.local_items(), grouped = align_to_groups(local);
+  const int64_t lone = grouped + t(kGroupedAtomicKind), items = lone + t(kLoneAtomicKind);
   if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
   p.res_num_local = static_cast<int>(local);
   p.res_item_row = Ints("rsh::res_item_row", items);  // zero-initialised: padding items (no nonzeros)
@@ -207,13 +216,23 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
       "rsh::inspect::residual_items", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
         const int b = res_ptr(j), e = res_ptr(j + 1);
         const ResidualCut cut = scheduled_cut(e - b, is_split_row(j), piece_nnz, max_len);
-        const int64_t first = cut.atomic        ? local + rank(j)
-                              : cut.pieces == 1 ? layout.whole_item(rank(j))
-                                                : layout.group_item(cut.pieces, rank(j));
+        if (cut.atomic) {
+          const int64_t first = (residual_kind(cut) == kGroupedAtomicKind ? grouped : lone) + rank(j);
+          for (int i = 0; i < atomic_row_items(cut.pieces); ++i) {
+            row(first + i) = static_cast<int>(j);
+            if (i < cut.pieces)
+              piece_of(b, e, i, cut.pieces, begin(first + i), end(first + i));
+            else
+              begin(first + i) = end(first + i) = e;  // padding of the last group
+            heads(first + i) = atomic_item_heads(i, cut.pieces);
+          }
+          return;
+        }
+        const int64_t first = cut.pieces == 1 ? layout.whole_item(rank(j)) : layout.group_item(cut.pieces, rank(j));
         for (int i = 0; i < cut.pieces; ++i) {
           row(first + i) = static_cast<int>(j);
           piece_of(b, e, i, cut.pieces, begin(first + i), end(first + i));
-          heads(first + i) = cut.atomic ? 1 : i == 0 ? cut.pieces : 0;
+          heads(first + i) = i == 0 ? cut.pieces : 0;
         }
       });
 
