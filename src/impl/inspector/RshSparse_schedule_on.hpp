@@ -203,7 +203,8 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
   layout.whole = t(1);
   layout.plan();
-  const int64_t local = layout.local_items(), grouped = align_to_groups(local);
+  const int64_t local = layout.local_items();
+  const int64_t grouped = t(kGroupedAtomicKind) > 0 ? align_to_groups(local) : local;
   const int64_t lone = grouped + t(kGroupedAtomicKind), items = lone + t(kLoneAtomicKind);
   if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
   p.res_num_local = static_cast<int>(local);
