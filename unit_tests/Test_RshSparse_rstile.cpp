@@ -316,7 +316,7 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     EXPECT_GT(b.pattern.num_tiles(), 0);
   }
   // Beyond the model's fitted range (kPartitionModelMaxNnz) FP16 keeps the
-  // Tensor-Core path and TF32 and FP32 take the CUDA-core path, for any structure.
+  // Tensor-Core path and TF32, FP32 and FP64 take the CUDA-core path, for any structure.
   const int big = static_cast<int>(rsh::impl::kPartitionModelMaxNnz / per_row) + 1000;
   std::vector<rsh::impl::CooEntry> large;
   for (int r = 0; r < big; ++r)
@@ -328,6 +328,7 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
   for (const ArithmeticCase& c : kArithmetics)
     EXPECT_EQ(rsh::impl::inspect(large_crs, c.with(opt), "test", c.bytes).partition,
               c.bytes == 2 ? rsh::Partition::kRowStructured : rsh::Partition::kCudaCoreOnly);
+  EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", sizeof(double)).partition, rsh::Partition::kCudaCoreOnly);
 }
 
 TEST(RsTileBuilder, EdgeCases) {

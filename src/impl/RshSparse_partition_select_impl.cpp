@@ -16,8 +16,8 @@ double PartitionCost::tensor_core_us(Arithmetic arith) const {
       return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
     case Arithmetic::kFp32:
       return 4.75 + 9.73e-3 * cta_max_tiles + 1.35e-3 * windows + 1.18e-4 * residual_nnz;
-    case Arithmetic::kFp64:  // 103 matrices (95 shared + 8 generated) under RowStructured: h100_2026-11-24h.md
-      return 4.74 + 1.61e-2 * cta_max_tiles + 3.45e-3 * windows + 3.08e-4 * residual_nnz;
+    case Arithmetic::kFp64:  // 103 matrices (95 shared + 8 generated) under RowStructured: h100_2026-11-27.md
+      return 4.59 + 1.62e-2 * cta_max_tiles + 3.38e-3 * windows + 2.76e-4 * residual_nnz;
   }
   return 0;
 }
@@ -30,10 +30,10 @@ double CudaCoreCost::us(Arithmetic arith) const {
   // TF32 and FP32-level arithmetic alike (its refit under FP32 in h100_2026-11-24.md came within 3%).
   if (arith == Arithmetic::kFp16)
     return 2.64 + 2.87e-4 * items + 1.78e-5 * nnz + 0.139 * longest + (split ? 0.171 : 0.0);
-  // FP64: the 92 of those 103 matrices that kAuto ran under CudaCoreOnly with the FP32 model's pieces
-  // (h100_2026-11-24h.md; pieces not swept).
+  // FP64: the 103 matrices (95 shared + 8 generated) under CudaCoreOnly at the model's pieces, atomic rows'
+  // pieces summed in groups (h100_2026-11-27.md; pieces not swept).
   if (arith == Arithmetic::kFp64)
-    return 3.05 + 7.99e-4 * items + 1.11e-4 * nnz + 3.50e-2 * longest + (split ? 2.07 : 0.0);
+    return 3.11 + 9.11e-4 * items + 7.35e-5 * nnz + 6.32e-2 * longest + (split ? 0.78 : 0.0);
   return 2.53 + 4.35e-4 * items + 2.81e-5 * nnz + 0.125 * longest + (split ? 0.255 : 0.0);
 }
 
@@ -74,9 +74,10 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
 
 bool PartitionCost::prefer_cuda_core(Arithmetic arith) const {
   if (!choice_needs_row_structured(nnz, arith)) return true;  // TF32 / FP32 past the model's range
-  // FP16 and FP64 past it: RowStructured (FP64: R-MAT 20 / 22 0.86x / 0.99x cuSPARSE there against 0.51x / 0.54x
-  // on CUDA cores, the other six generated matrices within 5%; h100_2026-11-24h.md).
-  if (nnz > kPartitionModelMaxNnz && (arith == Arithmetic::kFp16 || arith == Arithmetic::kFp64)) return false;
+  // FP16 past it: RowStructured. FP64 takes the CUDA-core path there: faster than RowStructured on each of
+  // the eight generated matrices once atomic rows add in groups (R-MAT 20 0.96x against 0.86x cuSPARSE,
+  // stencil 1.34x against 1.14x; h100_2026-11-27.md).
+  if (nnz > kPartitionModelMaxNnz && arith == Arithmetic::kFp16) return false;
   return cuda_core_us(arith) < tensor_core_us(arith);
 }
 

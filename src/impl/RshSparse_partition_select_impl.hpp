@@ -83,7 +83,7 @@ struct PartitionCost {
   /// RowStructured (R-MAT 20 1.33x vs 1.07x on the CUDA-core path against
   /// cuSPARSE), TF32 takes CudaCoreOnly (4 of 5 faster, x0.82 R-MAT 20, x0.82
   /// stencil, x1.02 R-MAT 22; perf_tests/results/h100_2026-11-23f.md); FP32-level
-  /// Tensor-Core tiles cost more than TF32 ones and do the same. FP64 keeps RowStructured as FP16 does.
+  /// Tensor-Core tiles cost more than TF32 ones and do the same, and so does FP64.
   bool prefer_cuda_core(Arithmetic arith) const;
   /// The partition kAuto takes: the cost models' fastest predicted (DenseBlocks only up to
   /// kDenseModelMaxSlots), or the learned selector's pick (RshSparse_plan_selector_impl.hpp) where
@@ -96,10 +96,10 @@ constexpr int64_t kPartitionModelMaxNnz = 2200000;
 
 /// Whether kAuto's choice for a matrix of `nnz` nonzeros reads the Tensor-Core
 /// terms of PartitionCost (and so needs the RowStructured pattern built): not
-/// for TF32 or FP32 past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core). FP16 and FP64 build it at
-/// every size (past that range it is their choice).
+/// past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core) but for FP16, which builds it at every
+/// size (past that range it is its choice).
 inline bool choice_needs_row_structured(int64_t nnz, Arithmetic arith) {
-  return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16 || arith == Arithmetic::kFp64;
+  return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16;
 }
 /// Largest dense-block layout (value slots) kAuto considers, which bounds the
 /// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was
