@@ -202,8 +202,8 @@ void check_pattern(const HostCrs& A, const rsh::Options& opt, const HostPattern&
   }
 }
 
-HostPattern check_invariants(const HostCrs& A, const rsh::Options& opt) {
-  rsh::impl::Inspection ins = rsh::impl::inspect(A, opt, "test");
+HostPattern check_invariants(const HostCrs& A, const rsh::Options& opt, int value_bytes = 4) {
+  rsh::impl::Inspection ins = rsh::impl::inspect(A, opt, "test", value_bytes);
   check_pattern(A, opt, ins.pattern);
   return ins.pattern;
 }
@@ -381,19 +381,24 @@ TEST(RsTileBuilder, ResidualPiecesShareOneCtaUnlessTooLong) {
   for (int i = 0; i < p.res_num_local; ++i) ++heads[p.res_item_pieces(i)];
   EXPECT_EQ(heads[1], 2);  // rows of 1 and 2 nonzeros
   for (int pieces = 2; pieces <= rsh::impl::kResidualPieceAlign; ++pieces) EXPECT_GT(heads[pieces], 0) << pieces;
-  // Rows 17..40: 9, 9, 10, 10, .., 20, 20 pieces in aligned groups of 8 (two groups up to row 32, three after),
-  // summed in the CTA and added by the groups' first pieces.
-  EXPECT_EQ(p.res_num_items() - rsh::impl::align_to_groups(p.res_num_local), 16 * 16 + 8 * 24);
+  EXPECT_EQ(p.res_num_items() - p.res_num_local, 24 * 29 / 2);  // rows 17..40: 9, 9, 10, 10, .., 20, 20 pieces
+  for (int i = p.res_num_local; i < p.res_num_items(); ++i) EXPECT_EQ(p.res_item_pieces(i), 1) << "lone piece";
+  std::set<int> scaled(p.scale_rows.data(), p.scale_rows.data() + p.scale_rows.extent(0));
+  for (int r = 0; r <= 40; ++r) EXPECT_EQ(scaled.count(r), r == 0 || r > 16 ? 1u : 0u) << r;
+
+  // FP64 (one element an atomic): those rows' pieces in aligned groups of 8 (two groups up to row 32, three
+  // after), each summed in the CTA and added by its first piece.
+  const HostPattern q = check_invariants(A, options(rsh::Partition::kCudaCoreOnly, 64, 2), sizeof(double));
+  EXPECT_EQ(q.res_num_local, p.res_num_local);
+  EXPECT_EQ(q.res_num_items() - rsh::impl::align_to_groups(q.res_num_local), 16 * 16 + 8 * 24);
   int groups = 0, summed = 0, full_groups = 0;
-  for (int i = p.res_num_local; i < p.res_num_items(); ++i) {
-    const int heads = p.res_item_pieces(i);
-    groups += heads > 0, summed += heads, full_groups += heads == rsh::impl::kResidualPieceAlign;
+  for (int i = q.res_num_local; i < q.res_num_items(); ++i) {
+    const int h = q.res_item_pieces(i);
+    groups += h > 0, summed += h, full_groups += h == rsh::impl::kResidualPieceAlign;
   }
   EXPECT_EQ(summed, 24 * 29 / 2);     // every piece once
   EXPECT_EQ(groups, 16 * 2 + 8 * 3);  // one atomic add a group
   EXPECT_EQ(full_groups, 24 + 10);    // the first of every row, the second of rows of 16 or more pieces (31..40)
-  std::set<int> scaled(p.scale_rows.data(), p.scale_rows.data() + p.scale_rows.extent(0));
-  for (int r = 0; r <= 40; ++r) EXPECT_EQ(scaled.count(r), r == 0 || r > 16 ? 1u : 0u) << r;
 }
 
 TEST(RsTileBuilder, ShortResidualPiecesUpToEightPerRow) {

@@ -8,8 +8,8 @@
 //   [pair_base, local)  a row of 2, 3-4 or 5-8 pieces: an aligned run of 2, 4 or 8 items (so that it lies in
 //                       one aligned group of kResidualPieceAlign, one CTA), summed by its first item, the
 //                       run's unused items empty; each run size in its own region, aligned to the group;
-//   [local, items)      pieces of longer rows in aligned groups of kResidualPieceAlign (atomic_row_items), each
-//                       summed by its first item, which adds into C with atomics after scale_rows_kernel.
+//   [local, items)      pieces of longer rows, adding into C with atomics after scale_rows_kernel; FP64's in
+//                       aligned groups of kResidualPieceAlign (atomic_row_items), each summed by its first item.
 // Included by one .cu per precision, after the plan.
 #include <cub/device/device_scan.cuh>
 
@@ -57,7 +57,7 @@ __device__ inline int run_class(int pieces) {
 /// counts[r] for each row (counts[rows] = 0, so that the exclusive scan ends in the totals); row_map
 /// errors into *error.
 template <class Offset>
-__global__ void csr_count_kernel(const Offset* row_map, int rows, int64_t nnz, int piece, CsrCounts* counts,
+__global__ void csr_count_kernel(const Offset* row_map, int rows, int64_t nnz, int piece, bool group, CsrCounts* counts,
                                  int* error) {
   const int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (r > rows) return;
@@ -70,7 +70,7 @@ __global__ void csr_count_kernel(const Offset* row_map, int rows, int64_t nnz, i
   const int64_t len = int64_t(row_map[r + 1]) - int64_t(row_map[r]);
   if (len < 0) atomicOr(error, kCsrRowMap);
   if (len > int64_t(kResidualPieceAlign) * piece) {
-    c.atomic_rows = 1, c.atomic_items = atomic_row_items(ceil_div(len, piece));
+    c.atomic_rows = 1, c.atomic_items = atomic_row_items(ceil_div(len, piece), group);
   } else if (len > piece) {
     c.runs[run_class(ceil_div(len, piece))] = 1;
   }
@@ -94,7 +94,7 @@ struct CsrRegions {
 
 /// Writes every row's items (see the file comment) and the rows of atomic pieces into scale_rows.
 template <class Offset>
-__global__ void csr_items_kernel(const Offset* row_map, int rows, int piece, CsrRegions regions,
+__global__ void csr_items_kernel(const Offset* row_map, int rows, int piece, bool group, CsrRegions regions,
                                  const CsrCounts* offsets, ResidualItem* items, int* scale_rows) {
   const int64_t r = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (r >= regions.run_base[0]) return;
@@ -123,8 +123,8 @@ __global__ void csr_items_kernel(const Offset* row_map, int rows, int piece, Csr
   } else {
     scale_rows[at.atomic_rows] = row;
     ResidualItem* first = items + regions.local + int64_t(at.atomic_items);
-    for (int i = 0; i < atomic_row_items(pieces); ++i)
-      first[i] = i < pieces ? piece_item(i, atomic_item_heads(i, pieces)) : ResidualItem{0, 0, row, 0};
+    for (int i = 0; i < atomic_row_items(pieces, group); ++i)
+      first[i] = i < pieces ? piece_item(i, atomic_item_heads(i, pieces, group)) : ResidualItem{0, 0, row, 0};
   }
 }
 
@@ -158,8 +158,9 @@ void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t
   StreamBuffer<int> error(1, stream);
   RSH_CUDA_CHECK(cudaMemsetAsync(error.get(), 0, sizeof(int), stream));
   const int64_t row_blocks = (int64_t(rows) + 256) / 256;
-  csr_count_kernel<<<static_cast<unsigned>(row_blocks), 256, 0, stream>>>(A.row_map, rows, A.nnz, piece, counts.get(),
-                                                                          error.get());
+  const bool group = impl::groups_atomic_pieces(sizeof(T));
+  csr_count_kernel<<<static_cast<unsigned>(row_blocks), 256, 0, stream>>>(A.row_map, rows, A.nnz, piece, group,
+                                                                          counts.get(), error.get());
   check_launch("csr_count_kernel");
   if (A.nnz > 0) {
     const int64_t blocks = std::min<int64_t>((A.nnz + 255) / 256, 4096);
@@ -192,7 +193,7 @@ void spmm_csr(const DeviceCsr<T, Offset>& A, Accum<T> alpha, const T* B, int64_t
   // Alignment gaps between the regions are items nobody writes: empty.
   RSH_CUDA_CHECK(cudaMemsetAsync(items.get() + base[0], 0, sizeof(ResidualItem) * size_t(local - base[0]), stream));
   csr_items_kernel<<<static_cast<unsigned>((base[0] + 255) / 256), 256, 0, stream>>>(
-      A.row_map, rows, piece, regions, offsets.get(), items.get(), scale_rows.get());
+      A.row_map, rows, piece, group, regions, offsets.get(), items.get(), scale_rows.get());
   check_launch("csr_items_kernel");
 
   PlanView<T> view;

@@ -49,8 +49,8 @@ struct RsTilePattern {
   // [0, res_num_local) store C once: whole rows, and rows in up to
   // kResidualPieceAlign pieces inside one aligned group of items, summed by
   // the first piece (res_item_pieces); the rest are pieces of rows too long
-  // for that, in aligned groups summed by their first piece where the row has
-  // enough pieces (atomic_row_items). Items past the store-once ones add with
+  // for that (FP64: in aligned groups summed by their first piece where the
+  // row has enough pieces, atomic_row_items). Items past the store-once ones add with
   // atomics into rows pre-scaled by beta (scale_rows, which also holds
   // uncovered empty rows).
   View1<int> tc_item_window, tc_item_tile_begin, tc_item_tile_end;

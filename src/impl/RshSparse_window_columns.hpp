@@ -21,25 +21,31 @@ constexpr int kWindowsPerCta = 8;  ///< work items (one window each, one per war
 /// add with atomics.
 constexpr int kResidualPieceAlign = 8;
 
-/// A row too long for one CTA to sum adds into C with atomics. When it has
-/// more than half a group of pieces, they go in aligned groups of
+/// A row too long for one CTA to sum adds into C with atomics. Where atomics
+/// go one element at a time (FP64: no vector reduction exists) and the row has
+/// more than half a group of pieces, its pieces go in aligned groups of
 /// kResidualPieceAlign items, each summed in its CTA by the group's first
 /// item, which alone adds the sum into C: a group's atomics are those of one
-/// piece (FP64 has no vector reduction: one atomic per element), for at most
-/// kResidualPieceAlign - 1 empty items padding the row's last group. The
-/// items a row of `pieces` atomic pieces takes:
-RSH_HOST_DEVICE constexpr bool grouped_atomic_row(int pieces) {
-  return pieces > kResidualPieceAlign / 2;
+/// piece, for at most kResidualPieceAlign - 1 empty items padding the row's
+/// last group. FP16 and FP32 add 8 or 4 elements an atomic and keep lone pieces
+/// (perf_tests/results/h100_2026-11-27.md).
+RSH_HOST_DEVICE constexpr bool groups_atomic_pieces(int value_bytes) {
+  return value_bytes == 8;
 }
-RSH_HOST_DEVICE constexpr int atomic_row_items(int pieces) {
-  return grouped_atomic_row(pieces) ? (pieces + kResidualPieceAlign - 1) / kResidualPieceAlign * kResidualPieceAlign
-                                    : pieces;
+/// Whether a row of `pieces` atomic pieces has them in groups (`group`: groups_atomic_pieces).
+RSH_HOST_DEVICE constexpr bool grouped_atomic_row(int pieces, bool group) {
+  return group && pieces > kResidualPieceAlign / 2;
 }
-/// What item i (< atomic_row_items(pieces)) of such a row sums and adds into C: its group's pieces when it
-/// heads the group, 0 for the group's other pieces and the padding; 1 for each piece of a row too short to
-/// group.
-RSH_HOST_DEVICE constexpr int atomic_item_heads(int i, int pieces) {
-  if (!grouped_atomic_row(pieces)) return 1;
+/// The items such a row takes.
+RSH_HOST_DEVICE constexpr int atomic_row_items(int pieces, bool group) {
+  return grouped_atomic_row(pieces, group)
+             ? (pieces + kResidualPieceAlign - 1) / kResidualPieceAlign * kResidualPieceAlign
+             : pieces;
+}
+/// What item i (< atomic_row_items) of such a row sums and adds into C: its group's pieces when it heads the
+/// group, 0 for the group's other pieces and the padding; 1 for each lone piece.
+RSH_HOST_DEVICE constexpr int atomic_item_heads(int i, int pieces, bool group) {
+  if (!grouped_atomic_row(pieces, group)) return 1;
   if (i >= pieces || i % kResidualPieceAlign != 0) return 0;
   return pieces - i < kResidualPieceAlign ? pieces - i : kResidualPieceAlign;
 }

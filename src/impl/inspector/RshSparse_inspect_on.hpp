@@ -83,7 +83,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
     phase("partition", out.times.partition);
     RsTilePattern<Mem> p = rstile_on(exec, A, roles, long_window_nnz<ExecSpace>(options));
     phase("RS-Tile build", out.times.build);
-    schedule_on(exec, p, o, piece_nnz);
+    schedule_on(exec, p, o, piece_nnz, value_bytes);
     p.dense_blocks = partition == Partition::kDenseBlocks;
     phase("schedule", out.times.schedule);
     return p;

@@ -8,7 +8,7 @@
 // groups' free slots before the rest follow (empty padding items only where
 // whole rows run out); pieces of longer rows, which add with atomics, come
 // last: first, from the next aligned item, the rows whose pieces go in aligned
-// groups (atomic_row_items), then the lone pieces of the others.
+// groups (FP64: atomic_row_items), then the lone pieces of the others.
 // A row split between a window and the residual (Libra, BalancedBlocks) is
 // stored by neither: its window's items and its residual pieces all add with
 // atomics into it, pre-scaled by beta.
@@ -80,9 +80,9 @@ KOKKOS_INLINE_FUNCTION ResidualCut scheduled_cut(int64_t len, bool split, int pi
 /// then the items of atomic rows in aligned groups and the lone atomic pieces.
 constexpr int kGroupedAtomicKind = kResidualPieceAlign + 1, kLoneAtomicKind = kResidualPieceAlign + 2,
               kResidualKinds = kResidualPieceAlign + 3;
-KOKKOS_INLINE_FUNCTION int residual_kind(const ResidualCut& cut) {
+KOKKOS_INLINE_FUNCTION int residual_kind(const ResidualCut& cut, bool group) {
   if (!cut.atomic) return cut.pieces;
-  return grouped_atomic_row(cut.pieces) ? kGroupedAtomicKind : kLoneAtomicKind;
+  return grouped_atomic_row(cut.pieces, group) ? kGroupedAtomicKind : kLoneAtomicKind;
 }
 
 /// Counts of each kind of residual row (items, for atomic rows), and every row's rank among its kind
@@ -95,6 +95,7 @@ struct ResidualRanks {
   View1<int, MemorySpace> res_ptr;
   View1<int64_t, MemorySpace> rank, totals;
   int piece_nnz, max_len;
+  bool group;  ///< groups_atomic_pieces
   int64_t rows;
   View1<uint8_t, MemorySpace> split;  ///< per residual row: 1 where the row has entries in a window too
 
@@ -106,19 +107,19 @@ struct ResidualRanks {
   }
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t j, value_type& v, const bool final) const {
     const ResidualCut cut = scheduled_cut(res_ptr(j + 1) - res_ptr(j), split.extent(0) && split(j), piece_nnz, max_len);
-    const int k = residual_kind(cut);
+    const int k = residual_kind(cut, group);
     if (final) rank(j) = v.n[k];
-    v.n[k] += cut.atomic ? atomic_row_items(cut.pieces) : 1;
+    v.n[k] += cut.atomic ? atomic_row_items(cut.pieces, group) : 1;
     if (final && j == rows - 1)
       for (int c = 0; c < kResidualKinds; ++c) totals(c) = v.n[c];
   }
 };
 
 /// Adds the work items and scale rows of `options` to a pattern built on `exec`, with residual pieces
-/// of `piece_nnz` (see residual_cut).
+/// of `piece_nnz` (see residual_cut), for values of `value_bytes` bytes (groups_atomic_pieces).
 template <class ExecSpace>
 void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory_space>& p, const Options& options,
-                 int piece_nnz) {
+                 int piece_nnz, int value_bytes) {
   using Mem = typename ExecSpace::memory_space;
   using Pattern = RsTilePattern<Mem>;
   using Ints = typename Pattern::template View1<int>;
@@ -126,6 +127,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   if (piece_nnz < 1)
     throw std::invalid_argument("rsh::inspect: residual piece of " + std::to_string(piece_nnz) + " nonzeros");
   const int max_tiles = options.tuning.max_tiles_per_item, max_len = options.tuning.max_residual_nnz_per_item;
+  const bool group = groups_atomic_pieces(value_bytes);
 
   // Split rows: the residual rows with entries in a window, and the windows holding such rows.
   const int W = p.num_windows(), R = p.num_residual_rows();
@@ -197,7 +199,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   View1<int64_t, Mem> rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::schedule::rank"), R);
   View1<int64_t, Mem> totals("rsh::schedule::totals", kResidualKinds);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
-                        ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, R, split_row});
+                        ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
   const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
   ResidualLayout layout;
   for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
@@ -218,14 +220,14 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
         const int b = res_ptr(j), e = res_ptr(j + 1);
         const ResidualCut cut = scheduled_cut(e - b, is_split_row(j), piece_nnz, max_len);
         if (cut.atomic) {
-          const int64_t first = (residual_kind(cut) == kGroupedAtomicKind ? grouped : lone) + rank(j);
-          for (int i = 0; i < atomic_row_items(cut.pieces); ++i) {
+          const int64_t first = (residual_kind(cut, group) == kGroupedAtomicKind ? grouped : lone) + rank(j);
+          for (int i = 0; i < atomic_row_items(cut.pieces, group); ++i) {
             row(first + i) = static_cast<int>(j);
             if (i < cut.pieces)
               piece_of(b, e, i, cut.pieces, begin(first + i), end(first + i));
             else
               begin(first + i) = end(first + i) = e;  // padding of the last group
-            heads(first + i) = atomic_item_heads(i, cut.pieces);
+            heads(first + i) = atomic_item_heads(i, cut.pieces, group);
           }
           return;
         }
