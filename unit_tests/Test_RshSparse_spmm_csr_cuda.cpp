@@ -168,4 +168,43 @@ TYPED_TEST(CudaSpmmCsr, RejectsMalformedCsr) {
                std::invalid_argument);  // ldb < n
 }
 
+/// The SDDMM's panel order (rsh::cuda::sddmm_csr_panel_order) against the host's: every nonzero once, each
+/// panel's by column and then by position (equal positions kept in A's order), padding that reads nothing, and
+/// the count of distinct (panel, column) pairs; over unsorted rows with duplicates.
+TEST(CudaSddmmPanelOrder, EachPanelByColumnThenPosition) {
+  if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto A = rsh::test::shuffled_with_duplicates(rsh::test::random_crs(203, 150, 12, seed, true), seed);
+  const DeviceCsrCopy<float, int64_t> dA(A);
+  std::vector<int> row_of(static_cast<size_t>(A.nnz()));
+  for (int64_t r = 0; r < A.num_rows; ++r)
+    for (int64_t j = A.row_map[r]; j < A.row_map[r + 1]; ++j) row_of[j] = static_cast<int>(r);
+  const int64_t entries = rsh::cuda::sddmm_csr_panel_entries(A.nnz());
+  ASSERT_EQ(entries % rsh::cuda::kSddmmCsrSpan, 0);
+  for (int panel_rows : {1, 7, 64, 1000}) {
+    SCOPED_TRACE("panel_rows " + std::to_string(panel_rows));
+    DeviceArray<int> rows(entries), cols(entries), positions(entries);
+    const int64_t pairs =
+        rsh::cuda::sddmm_csr_panel_order(dA.csr.row_map, dA.csr.num_rows, A.nnz(), dA.csr.entries, panel_rows,
+                                         rows.get(), cols.get(), positions.get(), nullptr);
+    const auto hr = rows.download(), hc = cols.download(), hp = positions.download();
+    std::vector<std::pair<int64_t, int64_t>> expected;  // (panel, column) then position, as the host sorts them
+    for (int64_t j = 0; j < A.nnz(); ++j) expected.push_back({int64_t(row_of[j] / panel_rows) << 32 | A.entries[j], j});
+    std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    int64_t distinct = 0;
+    for (int64_t i = 0; i < A.nnz(); ++i) {
+      ASSERT_EQ(hp[i], expected[i].second) << "entry " << i;
+      EXPECT_EQ(hr[i], row_of[hp[i]]);
+      EXPECT_EQ(hc[i], A.entries[hp[i]]);
+      distinct += i == 0 || expected[i].first != expected[i - 1].first;
+    }
+    EXPECT_EQ(pairs, distinct);
+    for (int64_t i = A.nnz(); i < entries; ++i) EXPECT_TRUE(hc[i] == -1 && hp[i] == -1 && hr[i] == 0) << "pad " << i;
+  }
+  EXPECT_THROW(rsh::cuda::sddmm_csr_panel_order(dA.csr.row_map, dA.csr.num_rows, A.nnz(), dA.csr.entries, 0, nullptr,
+                                                nullptr, nullptr, nullptr),
+               std::invalid_argument);
+}
+
 }  // namespace

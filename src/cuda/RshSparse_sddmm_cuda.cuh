@@ -1,13 +1,16 @@
 #pragma once
 // SDDMM launchers of the raw CUDA API: SpmmPlan::sddmm (Tensor-Core tiles +
 // CUDA-core residual into value slots) and sddmm_csr (over a CSR, into its
-// value order: spans on CUDA cores or dense tiles on Tensor Cores). Included by one .cu per
-// precision, after the plan and the handle-free multiply.
+// value order: spans on CUDA cores, in A's order or in panel order, or dense
+// tiles on Tensor Cores). Included by one .cu per precision, after the plan
+// and the handle-free multiply.
 #include <algorithm>
+#include <climits>
 #include <string>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
 #include "cuda/RshSparse_sddmm_tile_kernel.cuh"
+#include "cuda/RshSparse_sort_pairs_cuda.hpp"
 #include "cuda/RshSparse_spmm_csr.cuh"
 
 namespace rsh {
@@ -46,13 +49,44 @@ __global__ void sddmm_span_rows_kernel(const Offset* row_map, int num_rows, int6
     span_rows[s] = csr_row_of(row_map, num_rows, s * kSddmmCsrSpan);
 }
 
+/// Panel-order keys of each nonzero j (a thread each): (panel of its row) << 32 | column, value j, row.
+template <class Offset>
+__global__ void sddmm_panel_keys_kernel(const Offset* row_map, int num_rows, int64_t nnz, const int* entries,
+                                        int panel_rows, uint64_t* keys, int* values, int* nnz_rows) {
+  const int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (j >= nnz) return;
+  const int row = csr_row_of(row_map, num_rows, j);
+  keys[j] = (uint64_t(row / panel_rows) << 32) | uint32_t(entries[j]);
+  values[j] = int(j);
+  nnz_rows[j] = row;
+}
+
+/// The panel order from the sorted keys (a thread an entry, padding to whole spans included), and the count
+/// of distinct keys into *distinct.
+static __global__ void sddmm_panel_entries_kernel(const uint64_t* keys, const int* values, const int* nnz_rows,
+                                                  int64_t nnz, int64_t entries, int* rows, int* cols, int* positions,
+                                                  unsigned long long* distinct) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  bool first = false;
+  if (i < nnz) {
+    const int j = values[i];
+    rows[i] = nnz_rows[j], cols[i] = int(uint32_t(keys[i])), positions[i] = j;
+    first = i == 0 || keys[i] != keys[i - 1];
+  } else if (i < entries) {
+    rows[i] = 0, cols[i] = -1, positions[i] = -1;
+  }
+  const int block_firsts = __syncthreads_count(first);
+  if (threadIdx.x == 0 && block_firsts > 0) atomicAdd(distinct, static_cast<unsigned long long>(block_firsts));
+}
+
 template <class T, class Offset, class OutT>
-void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* span_rows, float alpha,
-                      const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out,
+void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const SddmmCsrPrepared& prepared,
+                      float alpha, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out,
                       cudaStream_t stream) {
   SddmmCsrParams<T, Offset, OutT> p{};
   p.row_map = A.row_map, p.cols = A.entries, p.num_rows = A.num_rows, p.num_cols = A.num_cols, p.nnz = A.nnz;
-  p.span_rows = span_rows, p.out = out, p.alpha = alpha, p.beta = beta;
+  p.span_rows = prepared.span_rows, p.out = out, p.alpha = alpha, p.beta = beta;
+  if (kernel == SddmmCsrKernel::kPanels) p.panels = prepared.panels;
   p.group = sddmm_group<T>(k);
   p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
   if (kernel == SddmmCsrKernel::kDenseTiles) {
@@ -199,7 +233,7 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
   if (A.nnz == 0) return;
   if (host_flags[1]) kernel = SddmmCsrKernel::kSpans;
   // Spans find their rows by binary search here (no buffer to keep them in between calls).
-  launch_sddmm_csr(A, kernel, static_cast<const int*>(nullptr), alpha, X, ldx, Y, ldy, k, beta, out, stream);
+  launch_sddmm_csr(A, kernel, SddmmCsrPrepared{}, alpha, X, ldx, Y, ldy, k, beta, out, stream);
 }
 
 template <class Offset>
@@ -227,16 +261,49 @@ void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* 
   detail::check_launch("sddmm_span_rows_kernel");
 }
 
+template <class Offset>
+int64_t sddmm_csr_panel_order(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, int panel_rows,
+                              int* rows, int* cols, int* positions, cudaStream_t stream) {
+  using namespace detail;
+  const char* who = "rsh::cuda::sddmm_csr_panel_order";
+  if (nnz > int64_t(INT_MAX) || panel_rows < 1)
+    throw std::invalid_argument(std::string(who) + ": nnz = " + std::to_string(nnz) +
+                                " over INT_MAX or panel_rows = " + std::to_string(panel_rows) + " < 1");
+  if (nnz == 0) return 0;
+  const auto aligned = [](const int* a) { return reinterpret_cast<uintptr_t>(a) % 16 == 0; };
+  if (!row_map || !entries || num_rows <= 0 || !aligned(rows) || !aligned(cols) || !aligned(positions))
+    throw std::invalid_argument(std::string(who) + ": null or unaligned arrays, or no rows for nonzeros");
+  const int64_t entries_padded = sddmm_csr_panel_entries(nnz);
+  StreamBuffer<uint64_t> keys(size_t(nnz), stream);
+  StreamBuffer<int> values(size_t(nnz), stream), nnz_rows(size_t(nnz), stream);
+  StreamBuffer<unsigned long long> distinct(1, stream);
+  RSH_CUDA_CHECK(cudaMemsetAsync(distinct.get(), 0, sizeof(unsigned long long), stream));
+  sddmm_panel_keys_kernel<<<static_cast<unsigned>((nnz + 255) / 256), 256, 0, stream>>>(
+      row_map, num_rows, nnz, entries, panel_rows, keys.get(), values.get(), nnz_rows.get());
+  check_launch("sddmm_panel_keys_kernel");
+  sort_pairs(keys.get(), values.get(), nnz, stream);
+  sddmm_panel_entries_kernel<<<static_cast<unsigned>((entries_padded + 255) / 256), 256, 0, stream>>>(
+      keys.get(), values.get(), nnz_rows.get(), nnz, entries_padded, rows, cols, positions, distinct.get());
+  check_launch("sddmm_panel_entries_kernel");
+  unsigned long long host = 0;
+  RSH_CUDA_CHECK(cudaMemcpyAsync(&host, distinct.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
+  RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return static_cast<int64_t>(host);
+}
+
 template <class T, class Offset, class OutT>
-void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* span_rows, float alpha, const T* X,
-               int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
+void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const SddmmCsrPrepared& prepared, float alpha,
+               const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream) {
   using namespace detail;
   const char* who = "rsh::cuda::sddmm_csr (prepared)";
   check_sddmm_args(who, A.num_rows, A.num_cols, X, ldx, Y, ldy, k);
   if (A.nnz == 0) return;
-  if (A.num_rows <= 0 || !A.row_map || !A.entries || !out || (kernel == SddmmCsrKernel::kSpans && !span_rows))
+  const bool unprepared = (kernel == SddmmCsrKernel::kSpans && !prepared.span_rows) ||
+                          (kernel == SddmmCsrKernel::kPanels &&
+                           (!prepared.panels.rows || !prepared.panels.cols || !prepared.panels.positions));
+  if (A.num_rows <= 0 || !A.row_map || !A.entries || !out || unprepared)
     throw std::invalid_argument(std::string(who) + ": null arrays or no rows for nonzeros");
-  launch_sddmm_csr(A, kernel, span_rows, alpha, X, ldx, Y, ldy, k, beta, out, stream);
+  launch_sddmm_csr(A, kernel, prepared, alpha, X, ldx, Y, ldy, k, beta, out, stream);
 }
 
 }  // namespace cuda

@@ -4,7 +4,9 @@
 // reach the kernels as row-major arrays (LayoutLeft ones through a
 // LayoutRight copy); double (no FP64 SDDMM kernel) and SpmmAlgorithm::kPortable
 // take the portable kernels. With a handle, Tuning::sddmm_kernels picks the
-// CSR kernels (spans or dense tiles, kAuto by C's shape) or the format's.
+// CSR kernels (spans in C's order or in panel order, or dense tiles; kAuto by
+// C's shape and its panels' sharing of Y's rows) or the format's.
+#include <climits>
 #include <string>
 #include <type_traits>
 
@@ -46,19 +48,45 @@ void sddmm_on_format(const Kokkos::Cuda& exec, Handle& h, typename XView::const_
                MatrixAccess<Matrix>::values(C));
 }
 
-/// The CSR kernel a handle's SDDMM runs: Tuning::sddmm_kernels, kAuto by C's shape and fill; dense tiles only
-/// where C's rows are sorted (found once per handle).
+/// The handle's panel order of C, built on first need (cuda::sddmm_csr_panel_order); returns the nonzeros per
+/// distinct (panel, column) pair, or 0 where C has no nonzeros or too many (over INT_MAX) for the order.
+template <class Handle, class Csr>
+double sddmm_panel_reuse(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
+  auto& state = h.backend_state();
+  if (state.sddmm_panel_reuse >= 0) return state.sddmm_panel_reuse;
+  state.sddmm_panel_reuse = 0;
+  if (csr.nnz == 0 || csr.nnz > int64_t(INT_MAX)) return 0;
+  const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);
+  state.sddmm_panel_order = Kokkos::View<int*, Kokkos::CudaSpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::panel_order"), 3 * entries);
+  int* order = state.sddmm_panel_order.data();
+  const int64_t pairs =
+      cuda::sddmm_csr_panel_order(csr.row_map, csr.num_rows, csr.nnz, csr.entries, h.options().tuning.sddmm_panel_rows,
+                                  order, order + entries, order + 2 * entries, exec.cuda_stream());
+  state.sddmm_panel_reuse = double(csr.nnz) / double(pairs);
+  return state.sddmm_panel_reuse;
+}
+
+/// The CSR kernel a handle's SDDMM runs: Tuning::sddmm_kernels, kAuto by C's shape and fill and the panel
+/// order's sharing of Y's rows; dense tiles only where C's rows are sorted (found once per handle), panels only
+/// where their order could be built.
 template <class Handle, class Csr>
 cuda::SddmmCsrKernel sddmm_csr_kernel_of(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
   int& sorted = h.backend_state().sddmm_rows_sorted;
   const auto kernels = h.options().tuning.sddmm_kernels;
   if (kernels == Experimental::SddmmKernels::kCsr) return cuda::SddmmCsrKernel::kSpans;
+  if (kernels == Experimental::SddmmKernels::kPanels)
+    return sddmm_panel_reuse(exec, h, csr) > 0 ? cuda::SddmmCsrKernel::kPanels : cuda::SddmmCsrKernel::kSpans;
   if (sorted < 0) sorted = cuda::csr_rows_sorted(csr.row_map, csr.num_rows, csr.nnz, csr.entries, exec.cuda_stream());
   if (kernels == Experimental::SddmmKernels::kDenseTiles)
     return sorted == 1 && cuda::sddmm_csr_num_tiles(csr.num_rows, csr.num_cols) <= int64_t(0x7fffffff)
                ? cuda::SddmmCsrKernel::kDenseTiles
                : cuda::SddmmCsrKernel::kSpans;
-  return cuda::sddmm_csr_auto_kernel(csr.num_rows, csr.num_cols, csr.nnz, sorted == 1);
+  const cuda::SddmmCsrKernel by_shape = cuda::sddmm_csr_auto_kernel(csr.num_rows, csr.num_cols, csr.nnz, sorted == 1);
+  if (by_shape == cuda::SddmmCsrKernel::kDenseTiles) return by_shape;
+  if (cuda::sddmm_csr_panels_pay(sddmm_panel_reuse(exec, h, csr))) return cuda::SddmmCsrKernel::kPanels;
+  h.backend_state().sddmm_panel_order = {};  // not run: its memory goes back
+  return cuda::SddmmCsrKernel::kSpans;
 }
 
 /// The handle's SDDMM over C's CSR arrays, whose pattern the handle's analysis accepted: one launch writes
@@ -77,18 +105,30 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::span_rows"), spans);
     cuda::sddmm_csr_span_rows(csr.row_map, csr.num_rows, csr.nnz, span_rows.data(), exec.cuda_stream());
   }
+  cuda::SddmmCsrPrepared prepared;
+  prepared.span_rows = span_rows.data();
+  if (kernel == cuda::SddmmCsrKernel::kPanels) {
+    const int* order = h.backend_state().sddmm_panel_order.data();
+    const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);
+    prepared.panels = cuda::SddmmPanelOrder{order, order + entries, order + 2 * entries};
+  }
   const auto x = row_major_on(exec, X);
   const auto y = row_major_on(exec, Y);
-  cuda::sddmm_csr(csr, kernel, span_rows.data(), static_cast<float>(alpha), reinterpret_cast<const Element*>(x.data()),
+  cuda::sddmm_csr(csr, kernel, prepared, static_cast<float>(alpha), reinterpret_cast<const Element*>(x.data()),
                   leading_dimension(x), reinterpret_cast<const Element*>(y.data()), leading_dimension(y), k,
                   static_cast<float>(beta), reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()),
                   exec.cuda_stream());
   const bool tiles = kernel == cuda::SddmmCsrKernel::kDenseTiles;
-  h.set_backend_description(
-      std::string("CUDA: SDDMM over the CSR, ") +
-      (tiles ? "dense 64 x 64 tiles on Tensor Cores" : "spans of 8 nonzeros on CUDA cores") + ", in " +
-      (tiles && std::is_same<Element, float>::value ? std::string("FP32-level 3xTF32")
-                                                    : portable_precision<typename XView::non_const_value_type>()));
+  const std::string span_walk = kernel == cuda::SddmmCsrKernel::kPanels
+                                    ? "spans of 8 nonzeros in panels of " +
+                                          std::to_string(h.options().tuning.sddmm_panel_rows) +
+                                          " rows by column on CUDA cores"
+                                    : std::string("spans of 8 nonzeros on CUDA cores");
+  h.set_backend_description(std::string("CUDA: SDDMM over the CSR, ") +
+                            (tiles ? std::string("dense 64 x 64 tiles on Tensor Cores") : span_walk) + ", in " +
+                            (tiles && std::is_same<Element, float>::value
+                                 ? std::string("FP32-level 3xTF32")
+                                 : portable_precision<typename XView::non_const_value_type>()));
 }
 
 template <class Handle, class XView, class YView, class Matrix>

@@ -19,7 +19,8 @@
 // CUDA-core parts: a group of G lanes, each V features at a time, takes a
 // residual row's item (the format's residual rows), or a span of eight
 // consecutive nonzeros of a CSR (the whole of A: the CSR path writes A's
-// value order directly, in one launch).
+// value order directly, in one launch) or in the panel order of sddmm_csr_panel_order (each
+// panel's nonzeros by column, so that a span's nonzeros share rows of Y; written through their positions).
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -170,7 +171,8 @@ struct SddmmCsrParams {
   const int* cols;
   int num_rows, num_cols;
   int64_t nnz;
-  const int* span_rows;  ///< the row of each span's first nonzero, or null (found by binary search)
+  const int* span_rows;    ///< the row of each span's first nonzero, or null (found by binary search)
+  SddmmPanelOrder panels;  ///< kPanels: the order the spans walk (rows, columns, A's positions); else null
   OutT* out;
   float alpha, beta;
   int group;  ///< lanes per span: 4, 8, 16 or 32
@@ -195,6 +197,13 @@ __device__ __forceinline__ int csr_row_of(const Offset* row_map, int num_rows, i
       hi = mid - 1;
   }
   return lo;
+}
+
+/// The eight ints of a span at `src` (16-byte aligned: a span starts at a multiple of 8), as two vectors.
+__device__ __forceinline__ void load_span_ints(const int* src, int (&v)[kSddmmCsrSpan]) {
+  static_assert(kSddmmCsrSpan == 8, "two 16-byte vectors a span");
+  const int4 a = __ldg(reinterpret_cast<const int4*>(src)), b = __ldg(reinterpret_cast<const int4*>(src) + 1);
+  v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w, v[4] = b.x, v[5] = b.y, v[6] = b.z, v[7] = b.w;
 }
 
 /// One reduce-scatter step over 2H partial sums a lane holds: lanes with bit `o` set keep the upper H, the
@@ -223,50 +232,61 @@ __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmC
   const int n = p.nnz - begin < S ? int(p.nnz - begin) : S;
 
   // The span's rows and columns; positions past the end read column -1, that is zeros.
-  int row = p.span_rows ? p.span_rows[span] : csr_row_of(p.row_map, p.num_rows, begin);
-  int64_t row_end = int64_t(p.row_map[row + 1]);
   int rows[S], cols[S];
+  if (p.panels.rows) {
+    load_span_ints(p.panels.rows + begin, rows);
+    load_span_ints(p.panels.cols + begin, cols);
+  } else {
+    int row = p.span_rows ? p.span_rows[span] : csr_row_of(p.row_map, p.num_rows, begin);
+    int64_t row_end = int64_t(p.row_map[row + 1]);
 #pragma unroll
-  for (int i = 0; i < S; ++i) {
-    cols[i] = -1;
-    if (i < n) {
-      while (row_end <= begin + i) row_end = int64_t(p.row_map[++row + 1]);
-      cols[i] = p.cols[begin + i];
+    for (int i = 0; i < S; ++i) {
+      cols[i] = -1;
+      if (i < n) {
+        while (row_end <= begin + i) row_end = int64_t(p.row_map[++row + 1]);
+        cols[i] = p.cols[begin + i];
+      }
+      rows[i] = row;
     }
-    rows[i] = row;
   }
 
-  // Partial dot products, V features a lane per step; X's row is loaded again only where the row changes.
+  // The sums this lane writes once the group has reduced them (sums mine and, where G = 4, mine + 1), and
+  // their positions in A's order, read now so that the stores do not wait on them.
+  const int b1 = G / 2, b2 = G / 4, b3 = G / 8;
+  const int mine = (lane & b1 ? 4 : 0) + (lane & b2 ? 2 : 0) + (G > 4 && (lane & b3) ? 1 : 0);
+  int64_t dest[2] = {begin + mine, begin + mine + 1};
+  if (p.panels.positions) {
+    if (mine < n) dest[0] = p.panels.positions[begin + mine];
+    if (G == 4 && mine + 1 < n) dest[1] = p.panels.positions[begin + mine + 1];
+  }
+
+  // Partial dot products, V features a lane per step; X's and Y's rows are loaded again only where the
+  // span's row or column changes.
   float sum[S] = {};
   for (int f = lane * V; f < p.X.n; f += G * V) {
-    RawRow<T, V> x;
+    RawRow<T, V> x, y;
     x.load(p.X, rows[0], f);
+    y.load(p.Y, cols[0], f);
 #pragma unroll
     for (int i = 0; i < S; ++i) {
       if (i > 0 && rows[i] != rows[i - 1]) x.load(p.X, rows[i], f);
-      RawRow<T, V> y;
-      y.load(p.Y, cols[i], f);
+      if (i > 0 && cols[i] != cols[i - 1]) y.load(p.Y, cols[i], f);
 #pragma unroll
       for (int v = 0; v < V; ++v) sum[i] = fmaf(x.get(v), y.get(v), sum[i]);
     }
   }
 
   // Sum over the group: lane bits G/2, G/4 (and G/8) pick which sums a lane keeps; the rest is a butterfly.
-  const int b1 = G / 2, b2 = G / 4, b3 = G / 8;
   reduce_scatter<4>(sum, lane & b1, b1, mask, G);
   reduce_scatter<2>(sum, lane & b2, b2, mask, G);
-  const int base = (lane & b1 ? 4 : 0) + (lane & b2 ? 2 : 0);
-  auto write = [&](int i, float dot) {
-    if (i < n) sddmm_write(p, begin + i, dot);
-  };
   if (G == 4) {  // two sums left a lane, both whole
-    write(base, sum[0]);
-    write(base + 1, sum[1]);
+    if (mine < n) sddmm_write(p, dest[0], sum[0]);
+    if (mine + 1 < n) sddmm_write(p, dest[1], sum[1]);
     return;
   }
   reduce_scatter<1>(sum, lane & b3, b3, mask, G);
   for (int o = G / 16; o > 0; o /= 2) sum[0] += __shfl_xor_sync(mask, sum[0], o, G);
-  if (lane % b3 == 0) write(base + (lane & b3 ? 1 : 0), sum[0]);
+  if (lane % b3 == 0 && mine < n) sddmm_write(p, dest[0], sum[0]);
 }
 
 }  // namespace detail

@@ -148,8 +148,9 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
 /// The kernels of sddmm_csr. kSpans: a lane group per 8 consecutive nonzeros, any pattern. kDenseTiles: a block
 /// per 64 x 64 tile of A computes all its products on Tensor Cores (float in 3xTF32, FP32-level) from X's and
 /// Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows sorted by column (duplicates
-/// allowed) and pays where A fills its tiles.
-enum class SddmmCsrKernel { kSpans, kDenseTiles };
+/// allowed) and pays where A fills its tiles. kPanels: the spans over A's nonzeros in panel order
+/// (sddmm_csr_panel_order), where a span's nonzeros share Y's rows and a panel's X rows stay in L1.
+enum class SddmmCsrKernel { kSpans, kDenseTiles, kPanels };
 
 /// Tiles of 64 x 64 over an A of rows x cols.
 constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
@@ -161,6 +162,11 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
 /// least 7% (a tile computes all its 4096 products from staged rows, a span loads a row of Y per nonzero).
 /// Chosen on the H100 over the DLMC layers at k = 32, 64, 128 (perf_tests/results/h100_2026-11-26h.md).
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
+
+/// Where kAuto's choice by shape is spans: whether the panel order pays, given its nonzeros per distinct
+/// (panel, column) pair (sddmm_csr_panel_order). A span then loads fewer rows of Y, but each nonzero loads its
+/// row of X (from L1) where A's order loads it once a row.
+bool sddmm_csr_panels_pay(double panel_reuse);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
 /// `stream`). Instantiated for Offset = int and int64_t.
@@ -178,13 +184,41 @@ constexpr int64_t sddmm_csr_num_spans(int64_t nnz) {
 template <class Offset>
 void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* span_rows, cudaStream_t stream);
 
+/// The panel order of A's nonzeros: A's rows in panels of `panel_rows`, each panel's nonzeros by column (then
+/// by position in A), so that the consecutive nonzeros of a span mostly share a column, whose row of Y a lane
+/// group then loads once, and the X rows a panel reads stay few. Three arrays of sddmm_csr_panel_entries(nnz)
+/// (whole spans; the padding reads column -1, that is zeros, and is never written), 16-byte aligned:
+/// each entry's row, column and position in A's order.
+struct SddmmPanelOrder {
+  const int* rows = nullptr;
+  const int* cols = nullptr;
+  const int* positions = nullptr;
+};
+constexpr int64_t sddmm_csr_panel_entries(int64_t nnz) {
+  return sddmm_csr_num_spans(nnz) * kSddmmCsrSpan;
+}
+
+/// Builds the panel order of a checked CSR on `stream` (a radix sort of the nonzeros by panel and column)
+/// into rows, cols and positions (each sddmm_csr_panel_entries(nnz), 16-byte aligned), waits, and returns the
+/// number of distinct (panel, column) pairs: nnz over it is the mean number of nonzeros that share a row
+/// of Y in a panel. Needs nnz <= INT_MAX and panel_rows >= 1. Instantiated for Offset = int and int64_t.
+template <class Offset>
+int64_t sddmm_csr_panel_order(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, int panel_rows,
+                              int* rows, int* cols, int* positions, cudaStream_t stream);
+
+/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels.
+struct SddmmCsrPrepared {
+  const int* span_rows = nullptr;
+  SddmmPanelOrder panels;
+};
+
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one
 /// launch, no check of A and no synchronisation. kSpans needs the span rows from sddmm_csr_span_rows;
-/// kDenseTiles needs rows sorted (csr_rows_sorted) and at most 2^31 - 1 tiles, and ignores span_rows.
-/// Instantiated as sddmm_csr.
+/// kPanels the panel order from sddmm_csr_panel_order; kDenseTiles needs rows sorted (csr_rows_sorted) and at
+/// most 2^31 - 1 tiles, and reads neither. Instantiated as sddmm_csr.
 template <class T, class Offset, class OutT>
-void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const int* span_rows, float alpha, const T* X,
-               int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);
+void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const SddmmCsrPrepared& prepared, float alpha,
+               const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);
 
 /// True when a CUDA device is present and usable.
 bool device_available();

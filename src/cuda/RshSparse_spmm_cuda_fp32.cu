@@ -7,6 +7,9 @@ RSH_CUDA_INSTANTIATE_SPMM(float);
 RSH_CUDA_INSTANTIATE_SDDMM_CSR(float);
 template void sddmm_csr_span_rows<int>(const int*, int, int64_t, int*, cudaStream_t);
 template void sddmm_csr_span_rows<int64_t>(const int64_t*, int, int64_t, int*, cudaStream_t);
+template int64_t sddmm_csr_panel_order<int>(const int*, int, int64_t, const int*, int, int*, int*, int*, cudaStream_t);
+template int64_t sddmm_csr_panel_order<int64_t>(const int64_t*, int, int64_t, const int*, int, int*, int*, int*,
+                                                cudaStream_t);
 template bool csr_rows_sorted<int>(const int*, int, int64_t, const int*, cudaStream_t);
 template bool csr_rows_sorted<int64_t>(const int64_t*, int, int64_t, const int*, cudaStream_t);
 
@@ -14,6 +17,10 @@ SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bo
   const int64_t tiles = sddmm_csr_num_tiles(rows, cols);
   if (!rows_sorted || tiles < 64 || tiles > int64_t(0x7fffffff)) return SddmmCsrKernel::kSpans;
   return double(nnz) >= 0.07 * 4096.0 * double(tiles) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
+}
+
+bool sddmm_csr_panels_pay(double panel_reuse) {
+  return panel_reuse >= 2.0;
 }
 
 bool device_available() {

@@ -16,15 +16,15 @@
                                         int64_t, int, Layout, cudaStream_t)
 
 /// The handle-free SDDMM over 32- and 64-bit offsets.
-#define RSH_CUDA_INSTANTIATE_SDDMM_CSR(T)                                                                            \
-  template void sddmm_csr<T, int, T>(const DeviceCsr<T, int>&, float, const T*, int64_t, const T*, int64_t, int,     \
-                                     float, T*, cudaStream_t);                                                       \
-  template void sddmm_csr<T, int64_t, T>(const DeviceCsr<T, int64_t>&, float, const T*, int64_t, const T*, int64_t,  \
-                                         int, float, T*, cudaStream_t);                                              \
-  template void sddmm_csr<T, int, T>(const DeviceCsr<T, int>&, SddmmCsrKernel, const int*, float, const T*, int64_t, \
-                                     const T*, int64_t, int, float, T*, cudaStream_t);                               \
-  template void sddmm_csr<T, int64_t, T>(const DeviceCsr<T, int64_t>&, SddmmCsrKernel, const int*, float, const T*,  \
-                                         int64_t, const T*, int64_t, int, float, T*, cudaStream_t)
+#define RSH_CUDA_INSTANTIATE_SDDMM_CSR(T)                                                                              \
+  template void sddmm_csr<T, int, T>(const DeviceCsr<T, int>&, float, const T*, int64_t, const T*, int64_t, int,       \
+                                     float, T*, cudaStream_t);                                                         \
+  template void sddmm_csr<T, int64_t, T>(const DeviceCsr<T, int64_t>&, float, const T*, int64_t, const T*, int64_t,    \
+                                         int, float, T*, cudaStream_t);                                                \
+  template void sddmm_csr<T, int, T>(const DeviceCsr<T, int>&, SddmmCsrKernel, const SddmmCsrPrepared&, float,         \
+                                     const T*, int64_t, const T*, int64_t, int, float, T*, cudaStream_t);              \
+  template void sddmm_csr<T, int64_t, T>(const DeviceCsr<T, int64_t>&, SddmmCsrKernel, const SddmmCsrPrepared&, float, \
+                                         const T*, int64_t, const T*, int64_t, int, float, T*, cudaStream_t)
 
 /// 16-bit operands (FP16, BF16) with C of T or float.
 #define RSH_CUDA_INSTANTIATE_16BIT(T)                                                                                 \

@@ -77,7 +77,15 @@ struct SpmmBackendState<Kokkos::Cuda, Scalar> {
   Kokkos::View<int*, Kokkos::CudaSpace> sddmm_span_rows;
   /// Whether C's rows are sorted (the dense-tile SDDMM needs it): -1 until the first CSR SDDMM finds out.
   int sddmm_rows_sorted = -1;
-  void reset() { plan.reset(), values_version = 0, sddmm_slots = {}, sddmm_span_rows = {}, sddmm_rows_sorted = -1; }
+  /// The CSR SDDMM's panel order (cuda::sddmm_csr_panel_order: rows, then columns, then positions, each
+  /// cuda::sddmm_csr_panel_entries long), built once per pattern where the panels may run, and the
+  /// nonzeros per distinct (panel, column) pair it found (-1 until built; 0 where it cannot be built).
+  Kokkos::View<int*, Kokkos::CudaSpace> sddmm_panel_order;
+  double sddmm_panel_reuse = -1;
+  void reset() {
+    plan.reset(), values_version = 0, sddmm_slots = {}, sddmm_span_rows = {}, sddmm_rows_sorted = -1;
+    sddmm_panel_order = {}, sddmm_panel_reuse = -1;
+  }
 };
 
 /// The handle's CUDA plan of Element, built on first use and its values kept current with the handle's.
