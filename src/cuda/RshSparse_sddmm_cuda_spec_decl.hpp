@@ -4,8 +4,8 @@
 // reach the kernels as row-major arrays (LayoutLeft ones through a
 // LayoutRight copy); double (no FP64 SDDMM kernel) and SpmmAlgorithm::kPortable
 // take the portable kernels. With a handle, Tuning::sddmm_kernels picks the
-// CSR kernels (spans in C's order or in panel order, or dense tiles; kAuto by
-// C's shape and its panels' sharing of Y's rows) or the format's.
+// CSR kernels (spans in C's order or in panel order, or dense tiles; kAuto
+// dense tiles by C's shape, else the panel order) or the format's.
 #include <climits>
 #include <string>
 #include <type_traits>
@@ -67,9 +67,10 @@ double sddmm_panel_reuse(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
   return state.sddmm_panel_reuse;
 }
 
-/// The CSR kernel a handle's SDDMM runs: Tuning::sddmm_kernels, kAuto by C's shape and fill and the panel
-/// order's sharing of Y's rows; dense tiles only where C's rows are sorted (found once per handle), panels only
-/// where their order could be built.
+/// The CSR kernel a handle's SDDMM runs: Tuning::sddmm_kernels, kAuto dense tiles by C's shape and fill
+/// (cuda::sddmm_csr_auto_kernel), else the panel order wherever it can be built (a span in panel order loads
+/// its indices as whole vectors and a row of Y once per run of equal columns, however few the runs), else
+/// spans; dense tiles only where C's rows are sorted (found once per handle).
 template <class Handle, class Csr>
 cuda::SddmmCsrKernel sddmm_csr_kernel_of(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
   int& sorted = h.backend_state().sddmm_rows_sorted;
@@ -84,9 +85,7 @@ cuda::SddmmCsrKernel sddmm_csr_kernel_of(const Kokkos::Cuda& exec, Handle& h, co
                : cuda::SddmmCsrKernel::kSpans;
   const cuda::SddmmCsrKernel by_shape = cuda::sddmm_csr_auto_kernel(csr.num_rows, csr.num_cols, csr.nnz, sorted == 1);
   if (by_shape == cuda::SddmmCsrKernel::kDenseTiles) return by_shape;
-  if (cuda::sddmm_csr_panels_pay(sddmm_panel_reuse(exec, h, csr))) return cuda::SddmmCsrKernel::kPanels;
-  h.backend_state().sddmm_panel_order = {};  // not run: its memory goes back
-  return cuda::SddmmCsrKernel::kSpans;
+  return sddmm_panel_reuse(exec, h, csr) > 0 ? cuda::SddmmCsrKernel::kPanels : cuda::SddmmCsrKernel::kSpans;
 }
 
 /// The handle's SDDMM over C's CSR arrays, whose pattern the handle's analysis accepted: one launch writes
@@ -107,6 +106,7 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
   }
   cuda::SddmmCsrPrepared prepared;
   prepared.span_rows = span_rows.data();
+  prepared.spans_per_group = h.options().tuning.sddmm_spans_per_group;
   if (kernel == cuda::SddmmCsrKernel::kPanels) {
     const int* order = h.backend_state().sddmm_panel_order.data();
     const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);

@@ -157,16 +157,12 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
   return ((rows + 63) / 64) * ((cols + 63) / 64);
 }
 
-/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 64 tiles
-/// (half the SMs of an H100: with fewer, the spans' finer work spreads better) and A fills its tiles to at
-/// least 7% (a tile computes all its 4096 products from staged rows, a span loads a row of Y per nonzero).
-/// Chosen on the H100 over the DLMC layers at k = 32, 64, 128 (perf_tests/results/h100_2026-11-26h.md).
+/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 128 tiles
+/// (with fewer, the spans' finer work spreads better over the SMs) and A fills its tiles to at least 12% (a
+/// tile computes all its 4096 products from staged rows, a span loads rows of X and Y per nonzero); else spans.
+/// Chosen on the H100 over the shared matrices at k = 32, 64, 128 against the spans in panel order, which a
+/// handle runs where this says spans (perf_tests/results/h100_2026-11-27b.md).
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
-
-/// Where kAuto's choice by shape is spans: whether the panel order pays, given its nonzeros per distinct
-/// (panel, column) pair (sddmm_csr_panel_order). A span then loads fewer rows of Y, but each nonzero loads its
-/// row of X (from L1) where A's order loads it once a row.
-bool sddmm_csr_panels_pay(double panel_reuse);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
 /// `stream`). Instantiated for Offset = int and int64_t.
@@ -206,10 +202,12 @@ template <class Offset>
 int64_t sddmm_csr_panel_order(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, int panel_rows,
                               int* rows, int* cols, int* positions, cudaStream_t stream);
 
-/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels.
+/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels; and
+/// the spans a lane group walks in turn (0: the launcher's choice, about 4 where the spans fill the GPU).
 struct SddmmCsrPrepared {
   const int* span_rows = nullptr;
   SddmmPanelOrder panels;
+  int spans_per_group = 0;
 };
 
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one
