@@ -7,8 +7,7 @@
 //   rsh_spans  the same with Tuning::sddmm_kernels = kCsr (CUDA cores over C's CSR, spans of 8 nonzeros)
 //   rsh_tiles  the same with kDenseTiles (Tensor Cores over C's CSR, dense 64 x 64 tiles)
 //   rsh_panels<P> the same with kPanels and Tuning::sddmm_panel_rows = P (16, 64, 256): spans over C's
-//              nonzeros in panels of P rows, each panel's by column; rsh_panels64x<S> (S = 1, 2, 8) with
-//              Tuning::sddmm_spans_per_group = S (a span a group, as before the walk, or more)
+//              nonzeros in panels of P rows, each panel's by column
 //   rsh_format the same through the handle's format (Tuning::sddmm_kernels = kFormat: Tensor-Core tiles
 //              and residual rows into value slots, then gathered)
 //   rsh_free   the handle-free rsh::sddmm(exec, 1, X, Y, 0, C) (stream timing: it waits for its check)
@@ -216,12 +215,9 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     if (impl_name == "rsh_spans") o.tuning.sddmm_kernels = SddmmKernels::kCsr;
     if (impl_name == "rsh_tiles") o.tuning.sddmm_kernels = SddmmKernels::kDenseTiles;
     if (impl_name == "rsh_format") o.tuning.sddmm_kernels = SddmmKernels::kFormat;
-    if (impl_name.rfind("rsh_panels", 0) == 0) {  // rsh_panels<rows>[x<spans a group walks>]
-      const std::string shape = impl_name.substr(std::string("rsh_panels").size());
+    if (impl_name.rfind("rsh_panels", 0) == 0) {
       o.tuning.sddmm_kernels = SddmmKernels::kPanels;
-      o.tuning.sddmm_panel_rows = std::stoi(shape);
-      if (shape.find('x') != std::string::npos)
-        o.tuning.sddmm_spans_per_group = std::stoi(shape.substr(shape.find('x') + 1));
+      o.tuning.sddmm_panel_rows = std::stoi(impl_name.substr(std::string("rsh_panels").size()));
     }
     handle.first = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
@@ -246,9 +242,8 @@ template <class Scalar>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
                     int k) {
   const std::string key = "sddmm/" + src.name + "/" + scalar + "/k=" + std::to_string(k);
-  for (const char* impl_name :
-       {"cusparse", "rsh", "rsh_spans", "rsh_tiles", "rsh_panels16", "rsh_panels64", "rsh_panels256", "rsh_panels64x1",
-        "rsh_panels64x2", "rsh_panels64x8", "rsh_format", "rsh_free"}) {
+  for (const char* impl_name : {"cusparse", "rsh", "rsh_spans", "rsh_tiles", "rsh_panels16", "rsh_panels64",
+                                "rsh_panels256", "rsh_format", "rsh_free"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

@@ -168,8 +168,6 @@ struct Tuning {
   /// Rows of a panel of SddmmKernels::kPanels: a panel's nonzeros are walked by column, so that those of a
   /// column share its row of Y, while the panel's rows of X stay in L1. >= 1.
   int sddmm_panel_rows = 64;
-  /// Spans of 8 nonzeros a lane group of the CSR SDDMM walks in turn (0: the launcher's choice). >= 0.
-  int sddmm_spans_per_group = 0;
 };
 
 }  // namespace Experimental

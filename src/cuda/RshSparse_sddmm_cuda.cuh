@@ -42,25 +42,6 @@ inline unsigned sddmm_blocks(int64_t units, int group) {
   return static_cast<unsigned>(blocks);
 }
 
-/// Blocks of the spans kernel `kernel` for `spans` spans in groups of `group` lanes, each group walking about
-/// `per_group` spans (0: 4), but no fewer blocks than the device holds at once where the spans fill them: a
-/// group that walks several spans loads the next one's indices during the current one's products, and a
-/// small problem keeps every span on a group of its own. The device's capacity is found once per kernel (the
-/// first device's).
-template <class Kernel>
-unsigned sddmm_span_blocks(Kernel kernel, int64_t spans, int group, int per_group) {
-  static const int64_t resident = [&] {
-    int device = 0, sms = 0, per_sm = 0;
-    RSH_CUDA_CHECK(cudaGetDevice(&device));
-    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kSddmmThreadsPerBlock, 0));
-    return int64_t(sms) * per_sm;
-  }();
-  const int64_t every = sddmm_blocks(spans, group);  // a span a group
-  const int64_t walked = (every + (per_group > 0 ? per_group : 4) - 1) / (per_group > 0 ? per_group : 4);
-  return static_cast<unsigned>(per_group > 0 ? walked : std::max(walked, std::min(every, resident)));
-}
-
 /// span_rows[s] = the row of span s's first nonzero (a grid-stride loop).
 template <class Offset>
 __global__ void sddmm_span_rows_kernel(const Offset* row_map, int num_rows, int64_t spans, int* span_rows) {
@@ -123,9 +104,8 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
     check_launch("sddmm_tile_kernel");
     return;
   }
-  sddmm_csr_kernel<T, Offset, OutT><<<sddmm_span_blocks(sddmm_csr_kernel<T, Offset, OutT>, sddmm_csr_num_spans(A.nnz),
-                                                        p.group, prepared.spans_per_group),
-                                      kSddmmThreadsPerBlock, 0, stream>>>(p);
+  sddmm_csr_kernel<T, Offset, OutT>
+      <<<sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group), kSddmmThreadsPerBlock, 0, stream>>>(p);
   check_launch("sddmm_csr_kernel");
 }
 

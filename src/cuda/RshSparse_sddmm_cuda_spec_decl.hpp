@@ -106,7 +106,6 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
   }
   cuda::SddmmCsrPrepared prepared;
   prepared.span_rows = span_rows.data();
-  prepared.spans_per_group = h.options().tuning.sddmm_spans_per_group;
   if (kernel == cuda::SddmmCsrKernel::kPanels) {
     const int* order = h.backend_state().sddmm_panel_order.data();
     const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);

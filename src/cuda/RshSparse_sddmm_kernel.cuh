@@ -219,98 +219,74 @@ __device__ __forceinline__ void reduce_scatter(float* v, bool upper, int o, unsi
   }
 }
 
-/// What a lane needs of a span before its dot products: the span's length n, its nonzeros' rows and columns
-/// (column -1 past the end: zeros), and where the sums this lane writes go in A's order (sum `mine` and, where
-/// G = 4, mine + 1).
-struct SpanIndices {
-  int n;
-  int rows[kSddmmCsrSpan], cols[kSddmmCsrSpan];
-  int64_t dest[2];
-};
-
-/// The sum a lane of a group of G writes first after the reduction of sddmm_csr_kernel.
-__device__ __forceinline__ int span_sum_of_lane(int lane, int G) {
-  return (lane & (G / 2) ? 4 : 0) + (lane & (G / 4) ? 2 : 0) + (G > 4 && (lane & (G / 8)) ? 1 : 0);
-}
-
-template <class T, class Offset, class OutT>
-__device__ __forceinline__ SpanIndices span_indices(const SddmmCsrParams<T, Offset, OutT>& p, int64_t span, int mine) {
-  constexpr int S = kSddmmCsrSpan;
-  const int64_t begin = span * S;
-  SpanIndices s;
-  s.n = p.nnz - begin < S ? int(p.nnz - begin) : S;
-  s.dest[0] = begin + mine, s.dest[1] = begin + mine + 1;
-  if (p.panels.rows) {
-    load_span_ints(p.panels.rows + begin, s.rows);
-    load_span_ints(p.panels.cols + begin, s.cols);
-    if (mine < s.n) s.dest[0] = p.panels.positions[begin + mine];
-    if (p.group == 4 && mine + 1 < s.n) s.dest[1] = p.panels.positions[begin + mine + 1];
-    return s;
-  }
-  int row = p.span_rows ? p.span_rows[span] : csr_row_of(p.row_map, p.num_rows, begin);
-  int64_t row_end = int64_t(p.row_map[row + 1]);
-#pragma unroll
-  for (int i = 0; i < S; ++i) {
-    s.cols[i] = -1;
-    if (i < s.n) {
-      while (row_end <= begin + i) row_end = int64_t(p.row_map[++row + 1]);
-      s.cols[i] = p.cols[begin + i];
-    }
-    s.rows[i] = row;
-  }
-  return s;
-}
-
-/// Groups of G lanes walk the spans grid-stride (concurrent groups on neighbouring spans, which in panel order
-/// share rows of X and Y), each loading its next span's indices before the dot products of the current one,
-/// so that a span waits on one round trip to memory rather than two.
 template <class T, class Offset, class OutT>
 __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
   constexpr int V = sddmm_lane_features<T>(), S = kSddmmCsrSpan;
   static_assert(S == 8, "the reduce-scatter below halves eight sums three times");
   const int G = p.group;
-  const int64_t spans = (p.nnz + S - 1) / S;
-  const int64_t stride = int64_t(gridDim.x) * (kSddmmThreadsPerBlock / G);
-  int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
-  if (span >= spans) return;
+  const int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
+  const int64_t begin = span * S;
+  if (begin >= p.nnz) return;
   const int lane = threadIdx.x % G;
   const unsigned mask = group_mask(G);
-  const int b1 = G / 2, b2 = G / 4, b3 = G / 8;
-  const int mine = span_sum_of_lane(lane, G);
-  SpanIndices cur = span_indices(p, span, mine);
-  for (; span < spans; span += stride) {
-    SpanIndices next;
-    if (span + stride < spans) next = span_indices(p, span + stride, mine);
+  const int n = p.nnz - begin < S ? int(p.nnz - begin) : S;
 
-    // Partial dot products, V features a lane per step; X's and Y's rows are loaded again only where the
-    // span's row or column changes.
-    float sum[S] = {};
-    for (int f = lane * V; f < p.X.n; f += G * V) {
-      RawRow<T, V> x, y;
-      x.load(p.X, cur.rows[0], f);
-      y.load(p.Y, cur.cols[0], f);
+  // The span's rows and columns; positions past the end read column -1, that is zeros.
+  int rows[S], cols[S];
+  if (p.panels.rows) {
+    load_span_ints(p.panels.rows + begin, rows);
+    load_span_ints(p.panels.cols + begin, cols);
+  } else {
+    int row = p.span_rows ? p.span_rows[span] : csr_row_of(p.row_map, p.num_rows, begin);
+    int64_t row_end = int64_t(p.row_map[row + 1]);
 #pragma unroll
-      for (int i = 0; i < S; ++i) {
-        if (i > 0 && cur.rows[i] != cur.rows[i - 1]) x.load(p.X, cur.rows[i], f);
-        if (i > 0 && cur.cols[i] != cur.cols[i - 1]) y.load(p.Y, cur.cols[i], f);
-#pragma unroll
-        for (int v = 0; v < V; ++v) sum[i] = fmaf(x.get(v), y.get(v), sum[i]);
+    for (int i = 0; i < S; ++i) {
+      cols[i] = -1;
+      if (i < n) {
+        while (row_end <= begin + i) row_end = int64_t(p.row_map[++row + 1]);
+        cols[i] = p.cols[begin + i];
       }
+      rows[i] = row;
     }
-
-    // Sum over the group: lane bits G/2, G/4 (and G/8) pick which sums a lane keeps; the rest is a butterfly.
-    reduce_scatter<4>(sum, lane & b1, b1, mask, G);
-    reduce_scatter<2>(sum, lane & b2, b2, mask, G);
-    if (G == 4) {  // two sums left a lane, both whole
-      if (mine < cur.n) sddmm_write(p, cur.dest[0], sum[0]);
-      if (mine + 1 < cur.n) sddmm_write(p, cur.dest[1], sum[1]);
-    } else {
-      reduce_scatter<1>(sum, lane & b3, b3, mask, G);
-      for (int o = G / 16; o > 0; o /= 2) sum[0] += __shfl_xor_sync(mask, sum[0], o, G);
-      if (lane % b3 == 0 && mine < cur.n) sddmm_write(p, cur.dest[0], sum[0]);
-    }
-    cur = next;
   }
+
+  // The sums this lane writes once the group has reduced them (sums mine and, where G = 4, mine + 1), and
+  // their positions in A's order, read now so that the stores do not wait on them.
+  const int b1 = G / 2, b2 = G / 4, b3 = G / 8;
+  const int mine = (lane & b1 ? 4 : 0) + (lane & b2 ? 2 : 0) + (G > 4 && (lane & b3) ? 1 : 0);
+  int64_t dest[2] = {begin + mine, begin + mine + 1};
+  if (p.panels.positions) {
+    if (mine < n) dest[0] = p.panels.positions[begin + mine];
+    if (G == 4 && mine + 1 < n) dest[1] = p.panels.positions[begin + mine + 1];
+  }
+
+  // Partial dot products, V features a lane per step; X's and Y's rows are loaded again only where the
+  // span's row or column changes.
+  float sum[S] = {};
+  for (int f = lane * V; f < p.X.n; f += G * V) {
+    RawRow<T, V> x, y;
+    x.load(p.X, rows[0], f);
+    y.load(p.Y, cols[0], f);
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+      if (i > 0 && rows[i] != rows[i - 1]) x.load(p.X, rows[i], f);
+      if (i > 0 && cols[i] != cols[i - 1]) y.load(p.Y, cols[i], f);
+#pragma unroll
+      for (int v = 0; v < V; ++v) sum[i] = fmaf(x.get(v), y.get(v), sum[i]);
+    }
+  }
+
+  // Sum over the group: lane bits G/2, G/4 (and G/8) pick which sums a lane keeps; the rest is a butterfly.
+  reduce_scatter<4>(sum, lane & b1, b1, mask, G);
+  reduce_scatter<2>(sum, lane & b2, b2, mask, G);
+  if (G == 4) {  // two sums left a lane, both whole
+    if (mine < n) sddmm_write(p, dest[0], sum[0]);
+    if (mine + 1 < n) sddmm_write(p, dest[1], sum[1]);
+    return;
+  }
+  reduce_scatter<1>(sum, lane & b3, b3, mask, G);
+  for (int o = G / 16; o > 0; o /= 2) sum[0] += __shfl_xor_sync(mask, sum[0], o, G);
+  if (lane % b3 == 0 && mine < n) sddmm_write(p, dest[0], sum[0]);
 }
 
 }  // namespace detail

@@ -202,12 +202,10 @@ template <class Offset>
 int64_t sddmm_csr_panel_order(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, int panel_rows,
                               int* rows, int* cols, int* positions, cudaStream_t stream);
 
-/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels; and
-/// the spans a lane group walks in turn (0: the launcher's choice, about 4 where the spans fill the GPU).
+/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels.
 struct SddmmCsrPrepared {
   const int* span_rows = nullptr;
   SddmmPanelOrder panels;
-  int spans_per_group = 0;
 };
 
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one

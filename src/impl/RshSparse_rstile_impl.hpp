@@ -109,10 +109,9 @@ inline void check_tuning(const Options& options) {
   if (options.tuning.long_window_nnz < -1)
     throw std::invalid_argument("rsh::Options: long_window_nnz = " + std::to_string(options.tuning.long_window_nnz) +
                                 " must be >= 0, or -1 for the execution space's choice");
-  if (options.tuning.sddmm_panel_rows < 1 || options.tuning.sddmm_spans_per_group < 0)
-    throw std::invalid_argument(
-        "rsh::Options: sddmm_panel_rows = " + std::to_string(options.tuning.sddmm_panel_rows) +
-        " must be >= 1, sddmm_spans_per_group = " + std::to_string(options.tuning.sddmm_spans_per_group) + " >= 0");
+  if (options.tuning.sddmm_panel_rows < 1)
+    throw std::invalid_argument("rsh::Options: sddmm_panel_rows = " + std::to_string(options.tuning.sddmm_panel_rows) +
+                                " must be >= 1");
 }
 
 /// Copies every view of a pattern into another memory space.
