@@ -49,13 +49,19 @@ void sddmm_on_format(const Kokkos::Cuda& exec, Handle& h, typename XView::const_
 }
 
 /// The handle's panel order of C, built on first need (cuda::sddmm_csr_panel_order); returns the nonzeros per
-/// distinct (panel, column) pair, or 0 where C has no nonzeros or too many (over INT_MAX) for the order.
+/// distinct (panel, column) pair, or 0 where C has no nonzeros, too many (over INT_MAX) for the order, or more
+/// than its build fits in half the device's free memory (the spans in C's order need none, and a handle's
+/// SDDMM must not fail where they would run).
 template <class Handle, class Csr>
 double sddmm_panel_reuse(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
   auto& state = h.backend_state();
   if (state.sddmm_panel_reuse >= 0) return state.sddmm_panel_reuse;
   state.sddmm_panel_reuse = 0;
   if (csr.nnz == 0 || csr.nnz > int64_t(INT_MAX)) return 0;
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+      double(cuda::sddmm_csr_panel_order_bytes(csr.nnz)) > 0.5 * double(free_bytes))
+    return 0;
   const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);
   state.sddmm_panel_order = Kokkos::View<int*, Kokkos::CudaSpace>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::panel_order"), 3 * entries);

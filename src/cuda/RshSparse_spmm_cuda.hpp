@@ -194,6 +194,12 @@ constexpr int64_t sddmm_csr_panel_entries(int64_t nnz) {
   return sddmm_csr_num_spans(nnz) * kSddmmCsrSpan;
 }
 
+/// Device memory the panel order's build holds at its peak for nnz nonzeros, the order included: the order's 12
+/// bytes a nonzero, its 16 of keys, positions and rows, and the radix sort's alternate keys and values, twice over.
+constexpr int64_t sddmm_csr_panel_order_bytes(int64_t nnz) {
+  return 12 * sddmm_csr_panel_entries(nnz) + 40 * nnz;
+}
+
 /// Builds the panel order of a checked CSR on `stream` (a radix sort of the nonzeros by panel and column)
 /// into rows, cols and positions (each sddmm_csr_panel_entries(nnz), 16-byte aligned), waits, and returns the
 /// number of distinct (panel, column) pairs: nnz over it is the mean number of nonzeros that share a row
