@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns rsh_sddmm_benchmark JSON into Markdown: per scalar and k, the
 geometric-mean speedup of rsh::sddmm (with a handle on its default kernels,
-on each CSR kernel, through its format, and handle-free) over cusparseSDDMM, the lowest ratio and its matrix, and the matrices each ran on.
+on each CSR kernel: spans in C's order, dense tiles, spans in panel order of
+16, 64 and 256 rows; through its format, and handle-free) over cusparseSDDMM, the lowest ratio and its matrix, and the matrices each ran on.
 --per-matrix adds the table per matrix.
 Usage: sddmm_summary.py sddmm.json[.gz] [more.json ...] [--per-matrix]"""
 import math
@@ -12,8 +13,9 @@ import bench_json
 
 
 # Implementations timed against cuSPARSE, and their column names.
-IMPLS = {"rsh": "rsh", "rsh_spans": "rsh (spans)", "rsh_tiles": "rsh (dense tiles)", "rsh_format": "rsh (format)",
-         "rsh_free": "handle-free"}
+IMPLS = {"rsh": "rsh", "rsh_spans": "rsh (spans)", "rsh_tiles": "rsh (dense tiles)",
+         "rsh_panels16": "rsh (panels of 16)", "rsh_panels64": "rsh (panels of 64)",
+         "rsh_panels256": "rsh (panels of 256)", "rsh_format": "rsh (format)", "rsh_free": "handle-free"}
 
 
 def geomean(values):
