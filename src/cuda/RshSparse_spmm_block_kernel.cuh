@@ -121,9 +121,10 @@ struct BlockMma<float, S> {
   }
 };
 
-/// FP64 operands and accumulation: four mma.m8n8k4 k quarters per block, each over the block's two 8-row
-/// halves. A fragment: the lane's A(g + 8h, 4 quarter + q) of each quarter, one 16-byte chunk a quarter (the
-/// h = 0 value in its low words); B fragments (k = 4 quarter + q, n = 8j + g) as doubles from the staged block.
+/// FP64 operands and accumulation: one mma.m16n8k16 a block and 8 features. A fragment: the lane's
+/// A(g + 8h, 4 quarter + q) of each quarter, one 16-byte chunk a quarter (the h = 0 value in its low words),
+/// which is the MMA's a[2 quarter + h]; B fragment (k = 4 quarter + q, n = 8j + g) as doubles from the staged
+/// block.
 template <Tf32Split S>
 struct BlockMma<double, S> {
   static constexpr int kLaneWords = 16;
@@ -132,16 +133,16 @@ struct BlockMma<double, S> {
   __device__ __forceinline__ static void run(double (&acc)[kWarpTiles][4], const uint32_t (&a)[kLaneWords],
                                              const double* bs, int lane) {
     const int g = lane / 4, q = lane % 4;
+    double af[8];
 #pragma unroll
-    for (int quarter = 0; quarter < 4; ++quarter) {
-      const double a_lo = __hiloint2double(a[4 * quarter + 1], a[4 * quarter]);
-      const double a_hi = __hiloint2double(a[4 * quarter + 3], a[4 * quarter + 2]);
+    for (int i = 0; i < 8; ++i) af[i] = __hiloint2double(a[2 * i + 1], a[2 * i]);
 #pragma unroll
-      for (int j = 0; j < kWarpTiles; ++j) {
-        const double b = bs[(4 * quarter + q) * kBlockStride<double> + 8 * j + g];
-        mma_f64(acc[j][0], acc[j][1], a_lo, b);
-        mma_f64(acc[j][2], acc[j][3], a_hi, b);
-      }
+    for (int j = 0; j < kWarpTiles; ++j) {
+      double b[4];
+#pragma unroll
+      for (int quarter = 0; quarter < 4; ++quarter)
+        b[quarter] = bs[(4 * quarter + q) * kBlockStride<double> + 8 * j + g];
+      mma_f64_m16n8k16(acc[j], af, b);
     }
   }
 };

@@ -236,7 +236,7 @@ struct PlanData;  ///< a plan's device arrays and launch choices (RshSparse_spmm
 /// The format on the device, ready to multiply. Value type T of A and B:
 /// `float` (Tensor-Core tiles in 3xTF32 or, with FloatMath::kTf32, TF32; residual in FP32), `__half` or
 /// `__nv_bfloat16` (FP16 or BF16 operands, FP32 accumulation) or `double` (Tensor-Core tiles and dense blocks in
-/// FP64 mma.m8n8k4, residual in FP64). Holds device memory; not copyable.
+/// FP64 mma.m16n8k8 / m16n8k16, residual in FP64). Holds device memory; not copyable.
 template <class T>
 class SpmmPlan {
  public:

@@ -12,8 +12,8 @@
 //   - outputs C(row 2q, Vg .. Vg+V-1) and C(row 2q+1, Vg .. Vg+V-1).
 // MMA j (0 .. V/2-1) maps its M index m = g to feature Vg+2j and m = g+8 to
 // feature Vg+2j+1, so each lane's loads and stores are contiguous.
-// FP64 (m8n8k4, M = 8 features, K = 4 columns) takes the same lane roles with
-// V = 2: MMA j maps m = g to feature 2g+j, two K steps a tile (columns ca, cb).
+// FP64 (m16n8k8, K = 8 columns) takes the same lane roles with V = 2: its one
+// MMA maps m = g to feature 2g and m = g + 8 to feature 2g + 1.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -43,12 +43,12 @@ struct MmaTraits;
 
 /// The m16n8 accumulators of kMmas MMAs as the lane's rows 2q, 2q+1: MMA j holds features 2j (elements 0,
 /// 1) and 2j+1 (elements 2, 3) of both.
-template <int kMmas>
+template <int kMmas, class AccT = float>
 struct M16n8Rows {
   static constexpr int kAccPerMma = 4;
-  using Acc = float;
-  __device__ __forceinline__ static void rows(const float (&acc)[kMmas][4], Frag<2 * kMmas>& row0,
-                                              Frag<2 * kMmas>& row1) {
+  using Acc = AccT;
+  __device__ __forceinline__ static void rows(const Acc (&acc)[kMmas][4], Frag<2 * kMmas, Acc>& row0,
+                                              Frag<2 * kMmas, Acc>& row1) {
 #pragma unroll
     for (int j = 0; j < kMmas; ++j) {
       row0.v[2 * j] = acc[j][0], row0.v[2 * j + 1] = acc[j][2];
@@ -191,23 +191,53 @@ struct MmaTraits<float, S> : M16n8Rows<2> {
 };
 
 /// acc += a * b: one mma.m8n8k4 in FP64. a: A(m = g, k = q); b: B(k = q, n = g); acc: C(g, 2q), C(g, 2q+1).
-__device__ __forceinline__ void mma_f64(double& c0, double& c1, double a, double b) {
+__device__ __forceinline__ void mma_f64_m8n8k4(double& c0, double& c1, double a, double b) {
   asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
                : "+d"(c0), "+d"(c1)
                : "d"(a), "d"(b));
 }
-__device__ __forceinline__ void mma_f64(double (&acc)[2], double a, double b) {
-  mma_f64(acc[0], acc[1], a, b);
+
+/// acc += a * b in FP64, m16n8k8. a: A(g, q), (g+8, q), (g, q+4), (g+8, q+4); b: B(k q, n g), B(k q+4, n g);
+/// acc: C(g, 2q), C(g, 2q+1), C(g+8, 2q), C(g+8, 2q+1). One mma.m16n8k8 on sm_90, whose Tensor Cores issue
+/// the sm_80 shape m8n8k4 at half the rate; four m8n8k4 (two row halves x two K halves) before sm_90.
+__device__ __forceinline__ void mma_f64_m16n8k8(double (&acc)[4], double a0, double a1, double a2, double a3, double b0,
+                                                double b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#else
+  mma_f64_m8n8k4(acc[0], acc[1], a0, b0);
+  mma_f64_m8n8k4(acc[0], acc[1], a2, b1);
+  mma_f64_m8n8k4(acc[2], acc[3], a1, b0);
+  mma_f64_m8n8k4(acc[2], acc[3], a3, b1);
+#endif
 }
 
-/// FP64 operands and accumulation: mma.m8n8k4.f64, K = 4 columns, so a tile is two K steps: columns
-/// ca = q (step 0) and cb = q + 4 (step 1). MMA j's M index m = g is feature 2g+j; its accumulator holds
-/// rows 2q, 2q+1 of that feature.
+/// acc += a * b in FP64, m16n8k16. a[i]: A(g + 8 (i % 2), q + 4 (i / 2)); b[i]: B(k q + 4i, n g); acc as
+/// mma_f64_m16n8k8's. One mma.m16n8k16 on sm_90, two m16n8k8 halves of K before.
+__device__ __forceinline__ void mma_f64_m16n8k16(double (&acc)[4], const double (&a)[8], const double (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+      "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
+      : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+        "d"(b[2]), "d"(b[3]));
+#else
+  mma_f64_m16n8k8(acc, a[0], a[1], a[2], a[3], b[0], b[1]);
+  mma_f64_m16n8k8(acc, a[4], a[5], a[6], a[7], b[2], b[3]);
+#endif
+}
+
+/// FP64 operands and accumulation: one mma.m16n8k8.f64 a tile, its K index the tile's 8 columns (ca = q,
+/// cb = q + 4). Its M index m = g is feature 2g and m = g + 8 feature 2g + 1, so that the lane's A fragment is
+/// its two 16-byte B rows as loaded.
 template <Tf32Split S>
-struct MmaTraits<double, S> {
+struct MmaTraits<double, S> : M16n8Rows<1, double> {
   static constexpr int kLaneFeatures = 2;  // one 16-byte load a B row
-  static constexpr int kMmas = 2, kAccPerMma = 2;
-  using Acc = double;
+  static constexpr int kMmas = 1;
   __device__ __forceinline__ static int col_a(int q) { return q; }
   __device__ __forceinline__ static int col_b(int q) { return q + 4; }
 
@@ -216,17 +246,9 @@ struct MmaTraits<double, S> {
   };
   __device__ __forceinline__ static BFrag pack(double va, double vb) { return {va, vb}; }
 
-  __device__ __forceinline__ static void mma(double (&acc)[2][2], const RawRow<double, 2>& ba,
+  __device__ __forceinline__ static void mma(double (&acc)[1][4], const RawRow<double, 2>& ba,
                                              const RawRow<double, 2>& bb, BFrag v) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j) {
-      mma_f64(acc[j], ba.get(j), v.b0);
-      mma_f64(acc[j], bb.get(j), v.b1);
-    }
-  }
-  __device__ __forceinline__ static void rows(const double (&acc)[2][2], Frag<2, double>& row0, Frag<2, double>& row1) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j) row0.v[j] = acc[j][0], row1.v[j] = acc[j][1];
+    mma_f64_m16n8k8(acc[0], ba.get(0), ba.get(1), bb.get(0), bb.get(1), v.b0, v.b1);
   }
 };
 

@@ -46,7 +46,7 @@ struct DenseBlockLayout {
   /// Where A(r, c) sits: the fragment order is that of mma.m16n8k16 for
   /// 2-byte values (8 halves a lane), of two mma.m16n8k8 (TF32) for 4-byte
   /// values (4 floats a lane per k half, the halves 32 lanes apart), and of
-  /// mma.m8n8k4 (FP64) for 8-byte values (a lane's A(g, q) of each 8-row half and
+  /// mma.m16n8k16 (FP64) for 8-byte values (a lane's A(g, q) of each 8-row half and
   /// 4-column quarter: the two halves of a quarter in one 16-byte chunk, the
   /// quarters 32 lanes apart).
   RSH_HOST_DEVICE int64_t slot(int r, int c, int value_bytes) const {

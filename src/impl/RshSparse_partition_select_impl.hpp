@@ -24,7 +24,7 @@ enum class Arithmetic {
   kFp16,  ///< 2-byte values: FP16 operands, FP32 accumulation
   kTf32,  ///< float with Options::allow_tf32: TF32 Tensor-Core operands
   kFp32,  ///< float at FP32-level accuracy (2x/3xTF32 Tensor-Core tiles); the model of every other scalar
-  kFp64,  ///< 8-byte values: FP64 Tensor-Core tiles and dense blocks (m8n8k4), FP64 residual
+  kFp64,  ///< 8-byte values: FP64 Tensor-Core tiles and dense blocks (mma.m16n8k8 / m16n8k16), FP64 residual
 };
 
 /// The arithmetic of values of `value_bytes` bytes under `options`.
