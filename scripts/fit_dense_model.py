@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the DenseBlocks time model of Partition::kAuto
 (PartitionCost::dense_blocks_us in src/impl/RshSparse_partition_select_impl.cpp)
-from an rsh_spmm_benchmark run with --rsh_partition=dense: per precision, least
+from an rsh_spmm_benchmark run with --rsh_partition=dense (alone, or beside others: rsh:DenseBlocks): per precision, least
 squares on relative error (as fit_partition_model.py) of the rsh time (us) on the
 dense layout's value slots,
   t = a + b * slots,  slots = ceil(m / 64) * 64 * ceil(k / 16) * 16.
@@ -16,7 +16,7 @@ def main(path):
     points = {}  # precision -> [(slots, us)]
     for b in bench_json.read(path)['benchmarks']:
         parts = [p for p in b['name'].split('/') if p != 'manual_time']
-        if b.get('error_occurred') or parts[-1] != 'rsh':
+        if b.get('error_occurred') or parts[-1] not in ('rsh', 'rsh:DenseBlocks'):
             continue
         m, k = int(b['m']), int(b['k'])
         slots = (m + 63) // 64 * 64 * ((k + 15) // 16 * 16)
