@@ -276,10 +276,8 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 }
 
 /// One CTA: rows 64 * group .., features 64 * slice .., the cluster rank's
-/// share of the column blocks. Grid: cluster size x slices x groups along x,
-/// clusters of 1, 2, 4 or 8, a group's slices consecutive: they run side by side and read the same A
-/// blocks, so that every slice but the first finds them in L2 (slices run one after another would each
-/// read all of A from memory). Rounds of RoundSteps column blocks
+/// share of the column blocks. Grid (cluster size x groups, slices),
+/// clusters of 1, 2, 4 or 8 along x. Rounds of RoundSteps column blocks
 /// (BlockMma's round or twice it), Stages of them staged at once (1, or 2:
 /// double buffering); two short rounds' shared memory holds one CTA an SM.
 /// Template parameters: with a runtime stage count one stage ran 1-4% slower on the H100 (h100_2026-11-23g.md).
@@ -292,8 +290,7 @@ __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockPara
   const Smem sh(smem_base, Stages);
   const int rank = static_cast<int>(cg::this_cluster().block_rank());
   const int ranks = static_cast<int>(cg::this_cluster().num_blocks());
-  const int cluster_id = blockIdx.x / ranks, slice = cluster_id % p.slices, group = cluster_id / p.slices;
-  const int f0 = slice * kBlockFeatures;
+  const int group = blockIdx.x / ranks, slice = blockIdx.y, f0 = slice * kBlockFeatures;
   if (ranks > 1) cluster_arrive_relaxed();  // "running"; waited for before the partial sums go out
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
   const int panel = warp % kBlockPanels, wf = (warp / kBlockPanels) * 8 * kWarpTiles;  // warp's features in the tile

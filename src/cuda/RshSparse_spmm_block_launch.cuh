@@ -47,14 +47,12 @@ void allow_block_kernel_smem() {
   }
 }
 
-/// Launch configuration of the dense-block kernel: `clusters` clusters of `cluster` CTAs for each of `slices`
-/// feature slices, along x (block_kernel's order). `attr` receives the cluster size the configuration points to.
+/// Launch configuration of the dense-block kernel: `clusters` clusters of `cluster` CTAs along x, `slices`
+/// along y. `attr` receives the cluster size the configuration points to.
 inline cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int slices, size_t smem_bytes,
                                               cudaLaunchAttribute& attr, cudaStream_t stream) {
-  const int64_t ctas = clusters * cluster * slices;
-  if (ctas > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda: too many dense-block CTAs for one grid");
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+  cfg.gridDim = dim3(static_cast<unsigned>(clusters * cluster), static_cast<unsigned>(slices));
   cfg.blockDim = dim3(kBlockThreads);
   cfg.dynamicSmemBytes = smem_bytes;
   cfg.stream = stream;
