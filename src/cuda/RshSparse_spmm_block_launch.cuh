@@ -63,16 +63,34 @@ inline cudaLaunchConfig_t block_launch_config(int64_t clusters, int cluster, int
   return cfg;
 }
 
-/// Clusters of 1, 2, 4 and 8 dense-block CTAs of two stages the device holds at once (the kernels of
-/// either FloatMath alike: shared memory bounds them).
+/// Dense-block clusters of 1, 2, 4 and 8 CTAs the device holds at once, per staging (the kernels of either
+/// FloatMath alike: shared memory bounds them).
+struct BlockWaves {
+  int two_stages[4];  ///< two rounds of staged blocks a CTA: one CTA an SM
+  int one_stage[4];   ///< one round a CTA: two CTAs an SM
+};
+
+/// Index of a cluster size 1, 2, 4 or 8 in BlockWaves' arrays.
+inline int cluster_index(int cluster) {
+  int i = 0;
+  while ((1 << i) < cluster) ++i;
+  return i;
+}
+
 template <class T, Tf32Split S>
-void query_block_waves(int (&clusters)[4]) {
-  const BlockStaging two_stages{BlockMma<T>::kRoundSteps, kBlockMaxStages};
-  for (int i = 0; i < 4; ++i) {
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t cfg = block_launch_config(1, 1 << i, 1, block_smem_bytes<T>(two_stages), attr, nullptr);
-    RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters[i], block_kernel_for<T, T, S>(two_stages), &cfg));
+BlockWaves query_block_waves() {
+  BlockWaves waves{};
+  constexpr int k = BlockMma<T>::kRoundSteps;
+  for (const int stages : {kBlockMaxStages, 1}) {
+    const BlockStaging staging{k, stages};
+    int* resident = stages == 1 ? waves.one_stage : waves.two_stages;
+    for (int i = 0; i < 4; ++i) {
+      cudaLaunchAttribute attr;
+      const cudaLaunchConfig_t cfg = block_launch_config(1, 1 << i, 1, block_smem_bytes<T>(staging), attr, nullptr);
+      RSH_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident[i], block_kernel_for<T, T, S>(staging), &cfg));
+    }
   }
+  return waves;
 }
 
 /// Launches the dense-block kernel: a cluster of `cluster` CTAs per 64-row group and feature slice.
@@ -93,8 +111,16 @@ struct BlockLaunch {
 
 template <class T>
 BlockLaunch block_launch(const impl::DenseBlockLayout& l, int slices, const KernelConfig& config,
-                         const int (&wave_clusters)[4]) {
+                         const BlockWaves& waves) {
   constexpr int kRound = BlockMma<T>::kRoundSteps;
+  const int64_t grid_clusters = int64_t(l.groups) * slices;
+  const auto rounds_at = [&](int cluster) {  // rounds a CTA stages at this cluster size
+    return ((l.col_blocks + cluster - 1) / cluster + kRound - 1) / kRound;
+  };
+  const auto one_stage_waves = [&](int cluster) -> int64_t {  // waves of one-stage clusters (none fit: many)
+    const int resident = waves.one_stage[cluster_index(cluster)];
+    return resident > 0 ? (grid_clusters + resident - 1) / resident : grid_clusters + 1;
+  };
   // The smallest cluster that gives the grid 64 CTAs and each CTA at most two rounds of staged blocks
   // (each round is a memory round trip). On the H100 over the DLMC layer shapes at every cluster size
   // (perf_tests/results/h100_2026-11-23d.md) this came within 2% (FP16) / 1% (TF32) of the best size,
@@ -103,11 +129,16 @@ BlockLaunch block_launch(const impl::DenseBlockLayout& l, int slices, const Kern
   if (cluster == 0) {
     cluster = 1;
     while (cluster < kBlockMaxCluster && 2 * cluster <= l.col_blocks) {
-      const int64_t ctas = int64_t(l.groups) * slices * cluster;
-      const int rounds = ((l.col_blocks + cluster - 1) / cluster + kRound - 1) / kRound;
-      if (ctas >= 64 && rounds <= 2) break;
+      if (grid_clusters * cluster >= 64 && rounds_at(cluster) <= 2) break;
       cluster *= 2;
     }
+    // A grid of a few more clusters than the device holds at once (FP64 at 2048 x 512 in clusters of 4) runs
+    // its last ones in a second wave, after the first's whole round chain. Where half the cluster size holds
+    // the grid in one wave, its CTAs' longer chain (a round trip a round, and one to start) may be the
+    // shorter wait: taken where it is by that count.
+    if (cluster > 1 && one_stage_waves(cluster) > 1 && one_stage_waves(cluster / 2) == 1 &&
+        rounds_at(cluster / 2) + 1 < one_stage_waves(cluster) * (rounds_at(cluster) + 1))
+      cluster /= 2;
   }
   // Rounds of twice the length (in one stage) only where KernelConfig asks for them: against two stages
   // of short rounds they were as often slower as faster (h100_2026-11-23g.md, section 2).
@@ -119,9 +150,7 @@ BlockLaunch block_launch(const impl::DenseBlockLayout& l, int slices, const Kern
   // one-stage kernel in the same call: 2048 x 512 x0.90 FP16 / x0.87 TF32, 512 x 2048 x0.95 FP16; past one
   // wave two stages lose (TF32 512 x 2048 in clusters of 8: x1.23).
   if (stages == 0) {
-    int wave_index = 0;  // log2(cluster)
-    while ((1 << wave_index) < cluster) ++wave_index;
-    const bool one_wave = cluster <= kBlockMaxCluster && int64_t(l.groups) * slices <= wave_clusters[wave_index];
+    const bool one_wave = cluster <= kBlockMaxCluster && grid_clusters <= waves.two_stages[cluster_index(cluster)];
     stages = (l.col_blocks + cluster - 1) / cluster > kRound && one_wave ? 2 : 1;
   }
   return {cluster, {round_steps, stages}};

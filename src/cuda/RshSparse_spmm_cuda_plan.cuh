@@ -81,8 +81,8 @@ struct PlanView {
   Tf32Split split = Tf32Split::kNone;  ///< from math and the Tensor-Core values (update_values)
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
-  /// Dense-block clusters of 1, 2, 4, 8 CTAs of two stages resident at once on the device.
-  int dense_wave_clusters[4] = {};
+  /// Dense-block clusters of 1, 2, 4, 8 CTAs resident at once on the device, per staging.
+  BlockWaves dense_waves = {};
   const int *window_rows = nullptr, *tile_cols = nullptr, *tile_val_offset = nullptr;
   const uint64_t* tile_bitmap = nullptr;
   const int *tc_item_window = nullptr, *tc_item_tile_begin = nullptr, *tc_item_tile_end = nullptr;
@@ -199,7 +199,7 @@ void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
   d.dense = f.dense_blocks;
   if (f.dense_blocks) {
     for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
-    query_block_waves<T, Tf32Split::kNone>(d.dense_wave_clusters);
+    d.dense_waves = query_block_waves<T, Tf32Split::kNone>();
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
   }
   d.residual_wave_ctas = residual_wave_ctas<T>();
@@ -423,7 +423,7 @@ void spmm_dense_blocks(const PlanView<T>& d, Accum<T> alpha, const DenseRef<cons
   const impl::DenseBlockLayout& l = d.dense_layout;
   const int slices = (n + kBlockFeatures - 1) / kBlockFeatures;
   if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
-  const BlockLaunch launch = block_launch<T>(l, slices, d.config, d.dense_wave_clusters);
+  const BlockLaunch launch = block_launch<T>(l, slices, d.config, d.dense_waves);
   const BlockParams<T, OutT> p{d.dense_values, l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
   with_split<T>(d.split, [&](auto s) {
     launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
