@@ -57,8 +57,8 @@ int residual_piece_nnz(const HostCrs& A, const Options& options, Partition parti
 double PartitionCost::dense_blocks_us(Arithmetic arith) const {
   // Least squares on relative error over the 59 DLMC layers and ogbl-ddi run under DenseBlocks (H100,
   // N = 128, scripts/fit_dense_model.py): FP16 and TF32 in perf_tests/results/h100_2026-11-23e.md (max error
-  // 8% / 16%), FP32-level in h100_2026-11-24.md; FP64 (mma.m16n8k16) over the same 60 matrices in
-  // h100_2026-11-27c.md.
+  // 8% / 16%), FP32-level in h100_2026-11-24.md; FP64 (mma.m16n8k16, clusters held in one wave) over the
+  // same 60 matrices in h100_2026-11-27c.md.
   switch (arith) {
     case Arithmetic::kFp16:
       return 4.76 + 3.30e-6 * dense_slots;
@@ -67,7 +67,7 @@ double PartitionCost::dense_blocks_us(Arithmetic arith) const {
     case Arithmetic::kFp32:
       return 5.51 + 7.22e-6 * dense_slots;
     case Arithmetic::kFp64:
-      return 5.89 + 1.168e-5 * dense_slots;
+      return 5.98 + 1.032e-5 * dense_slots;
   }
   return 0;
 }
