@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "cuda/RshSparse_spmm_block_plan.hpp"
 #include "cuda/RshSparse_spmm_dense_access.cuh"
 #include "cuda/RshSparse_spmm_mma_traits.cuh"
 
@@ -36,13 +37,6 @@ template <class T>
 constexpr int kBlockStride = sizeof(T) == 8 ? kBlockFeatures + 4 : kBlockFeatures + 8;
 template <class T>
 constexpr int kBlockBElements = kBlockDim* kBlockStride<T>;  ///< staged B elements a step
-constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
-/// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90): on the H100 up to 2.8x slower than the
-/// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
-/// perf_tests/results/h100_2026-11-23f.md), so the planner stays within 8.
-constexpr int kBlockMaxWideCluster = 16;
-constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memory at once
-
 /// Per precision (and Tf32Split for float): one warp's MMAs over a 16 x 16 A block and 32 features of a
 /// staged 16 x 64 B block. Every precision leaves C(panel row g + 8h, feature 8j + 2q + e) of the warp's
 /// 16 x 32 tile in acc[j][2h + e].

@@ -423,7 +423,7 @@ void spmm_dense_blocks(const PlanView<T>& d, Accum<T> alpha, const DenseRef<cons
   const impl::DenseBlockLayout& l = d.dense_layout;
   const int slices = (n + kBlockFeatures - 1) / kBlockFeatures;
   if (slices > 65535) throw std::invalid_argument("rsh::cuda::spmm: n = " + std::to_string(n) + " too wide");
-  const BlockLaunch launch = block_launch<T>(l, slices, d.config, d.dense_waves);
+  const BlockLaunch launch = plan_block_launch(l, slices, kDenseRoundSteps<T>, d.config, d.dense_waves);
   const BlockParams<T, OutT> p{d.dense_values, l.num_rows, l.num_cols, l.col_blocks, slices, b_ref, c_ref, alpha, beta};
   with_split<T>(d.split, [&](auto s) {
     launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
