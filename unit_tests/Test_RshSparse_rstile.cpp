@@ -501,7 +501,7 @@ TEST(RsTileBuilder, DenseBlocksLayout) {
   // TF32 m16n8k8 fragments: lane 4g + q holds (g, q), (g+8, q), (g, q+4), (g+8, q+4) of each k half.
   EXPECT_EQ(l.slot(9, 6, 4), (4 * 1 + 2) * 4 + 3);
   EXPECT_EQ(l.slot(0, 8, 4), 32 * 4);
-  // FP64 m8n8k4 fragments: lane 4g + q holds (g, q) and (g+8, q) of each 4-column quarter, the quarters 32
+  // FP64 m16n8k16 fragments: lane 4g + q holds (g, q) and (g+8, q) of each 4-column quarter, the quarters 32
   // lanes apart.
   EXPECT_EQ(l.slot(2, 1, 8), (4 * 2 + 1) * 2);
   EXPECT_EQ(l.slot(10, 1, 8), (4 * 2 + 1) * 2 + 1);

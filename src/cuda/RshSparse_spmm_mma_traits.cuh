@@ -190,45 +190,26 @@ struct MmaTraits<float, S> : M16n8Rows<2> {
   }
 };
 
-/// acc += a * b: one mma.m8n8k4 in FP64. a: A(m = g, k = q); b: B(k = q, n = g); acc: C(g, 2q), C(g, 2q+1).
-__device__ __forceinline__ void mma_f64_m8n8k4(double& c0, double& c1, double a, double b) {
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
-               : "+d"(c0), "+d"(c1)
-               : "d"(a), "d"(b));
-}
-
-/// acc += a * b in FP64, m16n8k8. a: A(g, q), (g+8, q), (g, q+4), (g+8, q+4); b: B(k q, n g), B(k q+4, n g);
-/// acc: C(g, 2q), C(g, 2q+1), C(g+8, 2q), C(g+8, 2q+1). One mma.m16n8k8 on sm_90, whose Tensor Cores issue
-/// the sm_80 shape m8n8k4 at half the rate; four m8n8k4 (two row halves x two K halves) before sm_90.
+/// acc += a * b in FP64: one mma.m16n8k8 (sm_90; the Tensor Cores issue the sm_80 shape m8n8k4 at half the
+/// rate). a: A(g, q), (g+8, q), (g, q+4), (g+8, q+4); b: B(k q, n g), B(k q+4, n g); acc: C(g, 2q), C(g, 2q+1),
+/// C(g+8, 2q), C(g+8, 2q+1).
 __device__ __forceinline__ void mma_f64_m16n8k8(double (&acc)[4], double a0, double a1, double a2, double a3, double b0,
                                                 double b1) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
       : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
-#else
-  mma_f64_m8n8k4(acc[0], acc[1], a0, b0);
-  mma_f64_m8n8k4(acc[0], acc[1], a2, b1);
-  mma_f64_m8n8k4(acc[2], acc[3], a1, b0);
-  mma_f64_m8n8k4(acc[2], acc[3], a3, b1);
-#endif
 }
 
-/// acc += a * b in FP64, m16n8k16. a[i]: A(g + 8 (i % 2), q + 4 (i / 2)); b[i]: B(k q + 4i, n g); acc as
-/// mma_f64_m16n8k8's. One mma.m16n8k16 on sm_90, two m16n8k8 halves of K before.
+/// acc += a * b in FP64: one mma.m16n8k16 (sm_90). a[i]: A(g + 8 (i % 2), q + 4 (i / 2)); b[i]: B(k q + 4i,
+/// n g); acc as mma_f64_m16n8k8's.
 __device__ __forceinline__ void mma_f64_m16n8k16(double (&acc)[4], const double (&a)[8], const double (&b)[4]) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
       "{%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
       : "+d"(acc[0]), "+d"(acc[1]), "+d"(acc[2]), "+d"(acc[3])
       : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
         "d"(b[2]), "d"(b[3]));
-#else
-  mma_f64_m16n8k8(acc, a[0], a[1], a[2], a[3], b[0], b[1]);
-  mma_f64_m16n8k8(acc, a[4], a[5], a[6], a[7], b[2], b[3]);
-#endif
 }
 
 /// FP64 operands and accumulation: one mma.m16n8k8.f64 a tile, its K index the tile's 8 columns (ca = q,
