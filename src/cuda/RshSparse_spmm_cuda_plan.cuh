@@ -15,6 +15,7 @@
 #include "cuda/RshSparse_spmm_block_launch.cuh"
 #include "cuda/RshSparse_spmm_format_kernel.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
+#include "cuda/RshSparse_spmm_tc_plan.hpp"
 #include "cuda/RshSparse_spmm_transpose_kernel.cuh"
 #include "cuda/RshSparse_spmm_values_kernel.cuh"
 #include "impl/RshSparse_dense_blocks.hpp"
@@ -81,6 +82,7 @@ struct PlanView {
   Tf32Split split = Tf32Split::kNone;  ///< from math and the Tensor-Core values (update_values)
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
+  int64_t tc_wave_warps = 0;       ///< warps of the fused Tensor-Core kernel resident at once on the device
   /// Dense-block clusters of 1, 2, 4, 8 CTAs resident at once on the device, per staging.
   BlockWaves dense_waves = {};
   const int *window_rows = nullptr, *tile_cols = nullptr, *tile_val_offset = nullptr;
@@ -170,6 +172,18 @@ int64_t residual_wave_ctas() {
   }
 }
 
+/// Warps of the fused Tensor-Core kernel resident at once on the current device.
+template <class T>
+int64_t tc_wave_warps() {
+  static_assert(kTcMaxWarpsPerItem == kTcWarpsPerBlock, "rsh::spmm: K splits a task over one CTA's warps");
+  int device = 0, sms = 0, per_sm = 0;
+  RSH_CUDA_CHECK(cudaGetDevice(&device));
+  RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spmm_kernel<T, T, Tf32Split::kNone>,
+                                                               kResThreadsPerBlock, 0));
+  return int64_t(sms) * per_sm * kTcWarpsPerBlock;
+}
+
 /// Host values to device elements; the first `tf32_count` are rounded to
 /// TF32 (they enter TF32 MMAs without conversion in the kernels) when T is float.
 /// Under FloatMath::kFp32 none are: the kernels split them into two TF32 parts.
@@ -203,6 +217,7 @@ void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
   }
   d.residual_wave_ctas = residual_wave_ctas<T>();
+  d.tc_wave_warps = tc_wave_warps<T>();
 }
 
 /// Without atomic items the rows nothing stores (empty rows outside windows) become residual items
@@ -447,18 +462,14 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   }
 
   detail::SpmmParams<T, OutT> p{};
-  // Tensor-Core part: K warps share an (item, slice) when there are too few
-  // tasks to fill the GPU, but no more warps than an item has tiles
-  // (measured on the H100, perf_tests/results/h100_2026-11-22.md: K = 4 won
-  // at 500-700 tasks, K = 1 at 10k-16k tasks).
+  // Tensor-Core part: K warps share an (item, slice) when there are too few tasks to fill the GPU
+  // (plan_tc_warps; measured on the H100, perf_tests/results/h100_2026-11-22.md: K = 4 won at 500-700
+  // tasks, K = 1 at 10k-16k tasks).
   constexpr int kSlice = detail::tc_slice_features<T>();
   const int64_t tasks = int64_t(d.tc_num_items) * ((n + kSlice - 1) / kSlice);
   const int64_t mean_tiles = d.tc_num_items ? (int64_t(d.num_tiles) + d.tc_num_items - 1) / d.tc_num_items : 1;
   int K = d.config.warps_per_item;
-  if (K == 0) {
-    K = 1;
-    while (K < detail::kTcWarpsPerBlock && 2 * K * tasks <= 16384 && K < mean_tiles) K *= 2;
-  }
+  if (K == 0) K = detail::plan_tc_warps(tasks, mean_tiles, d.tc_wave_warps, sizeof(T) == 8);
   p.tc = detail::TcParams<T, OutT>{d.window_rows,
                                    d.tile_cols,
                                    d.tile_bitmap,
