@@ -33,9 +33,16 @@
 #                                                             RSH_PROFILE_ARGS adds benchmark flags, e.g. a partition)
 # RSH_BENCH_BIN picks another staged benchmark binary (e.g. a baseline build),
 # RSH_BENCH_TAG names its outputs (bench_<tag>.json; default: bench.json).
+# RSH_PACK_OUT=1 packs OUT_DIR into OUT_DIR.tar.gz when the run ends (or is stopped by SIGTERM, as `timeout`
+# stops it) and removes the folder: the device tool brings back only a few files per call.
 set -uo pipefail
 out=${1:?output folder}; what=${2:-all}; shift $(( $# >= 2 ? 2 : 1 ))
 mkdir -p "$out"
+if [[ ${RSH_PACK_OUT:-0} == 1 ]]; then
+  pack_out() { [ -d "$out" ] && tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")" && rm -rf "$out"; }
+  trap 'pack_out; exit 124' TERM
+  trap pack_out EXIT
+fi
 dev=${RSH_DEVICE_DIR:-.device}  # scripts/stage_device.sh's folder
 # Unpacked as scripts/stage_device.sh packed it, under a lock: a second run started beside this one must not
 # start the binaries while they are being written.
