@@ -25,7 +25,9 @@
 //   --rsh_libra_eta=E    Options::tuning.libra_eta (Partition::kLibra; default: the Options default)
 //   --rsh_max_res=R      Options::tuning.max_residual_nnz_per_item (default: the Options default)
 //   --rsh_piece_res=P    Options::tuning.residual_piece_nnz (default: the Options default, chosen per matrix)
-//   --rsh_k=K            warps per Tensor-Core item (1, 2, 4, 8; default: the planner's choice)
+//   --rsh_k=LIST         warps per Tensor-Core item (1, 2, 4, 8; 0 or default: the planner's choice). With more
+//                        than one, each is timed in the same process against the same cuSPARSE runs, as
+//                        rsh:K<k> (after the partition and policy names where those are several too).
 //   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
 //   --rsh_res_features=V features per residual lane (8, or 4 for FP32; default: the planner's choice)
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
@@ -69,7 +71,8 @@ struct Config {
   Options options;
   std::vector<Reorder> reorders{Reorder::kNone};
   std::vector<Partition> partitions{Options().partition};
-  cuda::KernelConfig kernel;
+  cuda::KernelConfig kernel;           ///< its warps_per_item is set per benchmark, from warps_per_item below
+  std::vector<int> warps_per_item{0};  ///< --rsh_k's list (0: the planner's choice)
   bool gated_timing = true;
   bool row_major = true;
   bool row_error = false;
@@ -243,7 +246,7 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
 
 template <class T>
 void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
-               const std::string& prec, int n, Variant variant) {
+               const std::string& prec, int n, Variant variant, int warps_per_item) {
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
   options.partition = variant.first, options.reorder = variant.second;
@@ -263,10 +266,11 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
   auto run = [&](const T* B, T* C) { plan->spmm(1.f, B, ldb, 0.f, C, ldc, n, layout, nullptr); };
   try {
     if (!plan) {  // a KernelConfig this precision lacks is an error of this benchmark, not of the run
-      auto made = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr, math);
-      made->set_config(cfg.kernel);
-      plan = std::move(made);
+      plan = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr, math);
     }
+    cuda::KernelConfig kernel = cfg.kernel;  // per benchmark: the plan is shared by every --rsh_k
+    kernel.warps_per_item = warps_per_item;
+    plan->set_config(kernel);
     RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(T)));  // NaN poison
     run(g.operands->B[0].get(), g.operands->C[0].get());
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -326,20 +330,23 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
         [=](benchmark::State& s) { bench_cusparse<T>(s, src, cfg, index, count, prec, n, alg); })
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
+  const bool partitions = cfg.partitions.size() > 1, reorders = cfg.reorders.size() > 1;
+  const bool warps = cfg.warps_per_item.size() > 1;
   for (Partition p : cfg.partitions)
-    for (Reorder r : cfg.reorders) {
-      const bool partitions = cfg.partitions.size() > 1, reorders = cfg.reorders.size() > 1;
-      std::string name = "rsh";
-      if (partitions || reorders) name += ":";
-      if (partitions) name += partition_name(p);
-      if (partitions && reorders) name += "+";
-      if (reorders) name += reorder_name(r);
-      benchmark::RegisterBenchmark(
-          (base + name).c_str(),
-          [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant(p, r)); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
-    }
+    for (Reorder r : cfg.reorders)
+      for (int k : cfg.warps_per_item) {
+        std::vector<std::string> parts;  // what varies, joined by "+" after "rsh:"
+        if (partitions) parts.push_back(partition_name(p));
+        if (reorders) parts.push_back(reorder_name(r));
+        if (warps) parts.push_back("K" + std::to_string(k));
+        std::string name = "rsh";
+        for (size_t i = 0; i < parts.size(); ++i) name += (i == 0 ? ":" : "+") + parts[i];
+        benchmark::RegisterBenchmark(
+            (base + name).c_str(),
+            [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant(p, r), k); })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
 }
 
 Config parse_flags(int& argc, char** argv) {
@@ -347,7 +354,6 @@ Config parse_flags(int& argc, char** argv) {
   const std::map<std::string, int*> ints = {{"--rsh_max_tiles=", &cfg.options.tuning.max_tiles_per_item},
                                             {"--rsh_max_res=", &cfg.options.tuning.max_residual_nnz_per_item},
                                             {"--rsh_piece_res=", &cfg.options.tuning.residual_piece_nnz},
-                                            {"--rsh_k=", &cfg.kernel.warps_per_item},
                                             {"--rsh_res_lanes=", &cfg.kernel.residual_lanes},
                                             {"--rsh_dense_cluster=", &cfg.kernel.dense_cluster},
                                             {"--rsh_dense_stages=", &cfg.kernel.dense_stages},
@@ -362,6 +368,7 @@ Config parse_flags(int& argc, char** argv) {
     for (const auto& flag : ints)
       if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
     if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
+    if (!value("--rsh_k=").empty()) return cfg.warps_per_item = bench::int_list(value("--rsh_k=")), true;
     if (!value("--rsh_prec=").empty()) return cfg.precisions = bench::split_list(value("--rsh_prec=")), true;
     if (arg == "--rsh_row_error") return cfg.row_error = true, true;
     if (!value("--rsh_libra_eta=").empty())
