@@ -178,7 +178,9 @@ TYPED_TEST_P(SddmmTest, TensorCoreFloatPrecisions) {
 
 /// Patterns that fill their 64 x 64 tiles, where kAuto runs dense tiles on the CUDA backend: sorted rows (then
 /// tiles, handle and handle-free), unsorted rows with duplicates (then spans); k within one staged slice of
-/// features (32) and past two, with ragged edges (rows and columns not multiples of 64).
+/// features (32) and past two, with ragged edges (rows and columns not multiples of 64). Its spans fill grids of
+/// several waves, where the CUDA spans kernel loads one row at a time (the smaller tests' grids take the
+/// batched loads).
 TYPED_TEST_P(SddmmTest, DenseTilePatterns) {
   using Scalar = typename TestFixture::Scalar;
   const uint64_t s = fresh_seed();

@@ -5,6 +5,7 @@
 // tiles on Tensor Cores). Included by one .cu per precision, after the plan
 // and the handle-free multiply.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <string>
 
@@ -79,6 +80,25 @@ static __global__ void sddmm_panel_entries_kernel(const uint64_t* keys, const in
   if (threadIdx.x == 0 && block_firsts > 0) atomicAdd(distinct, static_cast<unsigned long long>(block_firsts));
 }
 
+/// Blocks of the batched spans kernel (sddmm_span_batch) resident at once on the current device, queried once a
+/// device.
+template <class T, class Offset, class OutT>
+int64_t sddmm_batched_wave_blocks() {
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int64_t> cached[kCachedDevices] = {};
+  int device = 0;
+  RSH_CUDA_CHECK(cudaGetDevice(&device));
+  if (device < kCachedDevices && cached[device].load(std::memory_order_relaxed) > 0)
+    return cached[device].load(std::memory_order_relaxed);
+  int sms = 0, per_sm = 0;
+  RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, sddmm_csr_kernel<T, Offset, OutT, sddmm_span_batch<T>()>, kSddmmThreadsPerBlock, 0));
+  const int64_t blocks = int64_t(sms) * per_sm;
+  if (device < kCachedDevices) cached[device].store(blocks, std::memory_order_relaxed);
+  return blocks;
+}
+
 template <class T, class Offset, class OutT>
 void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const SddmmCsrPrepared& prepared,
                       float alpha, const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out,
@@ -104,8 +124,14 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
     check_launch("sddmm_tile_kernel");
     return;
   }
-  sddmm_csr_kernel<T, Offset, OutT>
-      <<<sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group), kSddmmThreadsPerBlock, 0, stream>>>(p);
+  // A grid the batched kernel runs in one wave is latency-bound: its spans wait for memory once a batch. A
+  // larger one is throughput-bound, where the kernel of one load at a time keeps more warps resident.
+  constexpr int batch = sddmm_span_batch<T>();
+  const unsigned blocks = sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group);
+  if (blocks <= sddmm_batched_wave_blocks<T, Offset, OutT>())
+    sddmm_csr_kernel<T, Offset, OutT, batch><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
+  else
+    sddmm_csr_kernel<T, Offset, OutT, 1><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
   check_launch("sddmm_csr_kernel");
 }
 

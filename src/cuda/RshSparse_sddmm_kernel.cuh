@@ -219,18 +219,22 @@ __device__ __forceinline__ void reduce_scatter(float* v, bool upper, int o, unsi
   }
 }
 
-/// Nonzeros of a span whose rows of X and Y a lane loads before their products: all eight for 4-byte elements,
-/// four for 16-bit ones (whose eight did not fit two blocks an SM without spilling), so that the kernel keeps
-/// two blocks an SM (at most 128 registers a thread) with that many loads in flight a lane.
+/// Nonzeros of a span whose rows of X and Y a lane of the batched kernel loads before their products: all eight
+/// for 4-byte elements, four for 16-bit ones (eight did not fit 128 registers without spilling), so that it keeps
+/// two blocks an SM with that many loads in flight a lane.
 template <class T>
 constexpr int sddmm_span_batch() {
   return sizeof(T) == 2 ? 4 : kSddmmCsrSpan;
 }
 
-template <class T, class Offset, class OutT>
-__global__ void __launch_bounds__(kSddmmThreadsPerBlock, 2) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
+/// The spans kernel, loading the rows of B nonzeros of a span at a time: B = 1 at full occupancy for grids of
+/// several waves (throughput-bound), B = sddmm_span_batch at two blocks an SM for a grid of one wave, which is
+/// latency-bound (launch_sddmm_csr picks).
+template <class T, class Offset, class OutT, int B>
+__global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
   constexpr int V = sddmm_lane_features<T>(), S = kSddmmCsrSpan;
   static_assert(S == 8, "the reduce-scatter below halves eight sums three times");
+  static_assert(S % B == 0, "whole batches a span");
   const int G = p.group;
   const int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
   const int64_t begin = span * S;
@@ -268,27 +272,39 @@ __global__ void __launch_bounds__(kSddmmThreadsPerBlock, 2) sddmm_csr_kernel(Sdd
     if (G == 4 && mine + 1 < n) dest[1] = p.panels.positions[begin + mine + 1];
   }
 
-  // Partial dot products, V features a lane per step. X's and Y's rows are loaded only where the span's row
-  // or column changes, and a batch's loads are all issued before its first product, so that a span waits for
-  // memory once a batch rather than once a distinct row (one load at a time left the kernel latency-bound).
-  constexpr int B = sddmm_span_batch<T>();
+  // Partial dot products, V features a lane per step; X's and Y's rows are loaded only where the span's row
+  // or column changes. B = 1 loads each into the registers of the one before it, which keeps the registers
+  // few; a batch issues all its loads before its first product, so that a span waits for memory once a batch
+  // rather than once a distinct row.
   float sum[S] = {};
   for (int f = lane * V; f < p.X.n; f += G * V) {
-    RawRow<T, V> xi, yi;  // the rows of nonzero i: the last loaded at or before it
+    RawRow<T, V> xi, yi;  // the rows of nonzero i
+    if constexpr (B == 1) {
+      xi.load(p.X, rows[0], f);
+      yi.load(p.Y, cols[0], f);
 #pragma unroll
-    for (int b = 0; b < S; b += B) {
-      RawRow<T, V> x[B], y[B];
-#pragma unroll
-      for (int i = b; i < b + B; ++i) {
-        if (i == 0 || rows[i] != rows[i - 1]) x[i - b].load(p.X, rows[i], f);
-        if (i == 0 || cols[i] != cols[i - 1]) y[i - b].load(p.Y, cols[i], f);
-      }
-#pragma unroll
-      for (int i = b; i < b + B; ++i) {
-        if (i == 0 || rows[i] != rows[i - 1]) xi = x[i - b];
-        if (i == 0 || cols[i] != cols[i - 1]) yi = y[i - b];
+      for (int i = 0; i < S; ++i) {
+        if (i > 0 && rows[i] != rows[i - 1]) xi.load(p.X, rows[i], f);
+        if (i > 0 && cols[i] != cols[i - 1]) yi.load(p.Y, cols[i], f);
 #pragma unroll
         for (int v = 0; v < V; ++v) sum[i] = fmaf(xi.get(v), yi.get(v), sum[i]);
+      }
+    } else {
+#pragma unroll
+      for (int b = 0; b < S; b += B) {
+        RawRow<T, V> x[B], y[B];
+#pragma unroll
+        for (int i = b; i < b + B; ++i) {
+          if (i == 0 || rows[i] != rows[i - 1]) x[i - b].load(p.X, rows[i], f);
+          if (i == 0 || cols[i] != cols[i - 1]) y[i - b].load(p.Y, cols[i], f);
+        }
+#pragma unroll
+        for (int i = b; i < b + B; ++i) {
+          if (i == 0 || rows[i] != rows[i - 1]) xi = x[i - b];
+          if (i == 0 || cols[i] != cols[i - 1]) yi = y[i - b];
+#pragma unroll
+          for (int v = 0; v < V; ++v) sum[i] = fmaf(xi.get(v), yi.get(v), sum[i]);
+        }
       }
     }
   }
