@@ -21,10 +21,10 @@
 // and columns 32 (w % 2) .. + 32 of the tile.
 //
 // Each row's nonzeros in the tile are found by binary searches (rows sorted
-// by column): chains of dependent loads as long as the MMAs, so four more
-// warps run them while the eight others compute on the first chunk (every
-// warp takes every block-wide barrier: the searching warps wait through the
-// staging and search between the barriers that bracket the MMAs). The
+// by column): chains of dependent loads, so four more warps run them from the
+// block's start, beside the eight others' staging and MMAs of the first chunk
+// (every warp takes every block-wide barrier: the searching warps reach the
+// first one when their search ends). The
 // finished tile goes through shared memory once more, and the tile's
 // nonzeros, in A's order, read their dot products from it, four at a time a
 // thread so that their column loads overlap.
@@ -185,12 +185,11 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
     if (computes) {
       words = stage(w0);
       cp_async_wait<0>();
+    } else if (w0 == 0) {
+      search();
     }
     __syncthreads();
-    if (computes)
-      tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
-    else if (w0 == 0)
-      search();
+    if (computes) tile_chunk_mma<T>(acc, xs + warp_row * pitch, ys + warp_col * pitch, words, pitch, g, q);
     __syncthreads();
   }
   if (k_words == 0 && !computes) search();
