@@ -15,7 +15,8 @@ import bench_json
 # Implementations timed against cuSPARSE, and their column names.
 IMPLS = {"rsh": "rsh", "rsh_spans": "rsh (spans)", "rsh_tiles": "rsh (dense tiles)",
          "rsh_panels16": "rsh (panels of 16)", "rsh_panels64": "rsh (panels of 64)",
-         "rsh_panels256": "rsh (panels of 256)", "rsh_format": "rsh (format)", "rsh_free": "handle-free"}
+         "rsh_panels256": "rsh (panels of 256)", "rsh_staged16": "rsh (staged panels of 16)",
+         "rsh_staged64": "rsh (staged panels of 64)", "rsh_format": "rsh (format)", "rsh_free": "handle-free"}
 
 
 def geomean(values):

@@ -76,28 +76,6 @@ __device__ __forceinline__ Offset lower_bound_column(const int* cols, Offset lo,
   return lo;
 }
 
-/// Stages words [w0, w0 + words) of rows [first, first + 64) of M into s (64 rows at `pitch` words); rows
-/// past `count` and features past M's n as zero. 16-byte cp.async where M's rows allow it (M.vec), else
-/// through registers. Run by the computing threads.
-template <class T>
-__device__ __forceinline__ void stage_chunk(const DenseRef<const T>& M, int64_t first, int64_t count, int w0, int words,
-                                            int pitch, uint32_t* s) {
-  constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
-  const int pieces = words / 4;
-  for (int i = threadIdx.x; i < kTileEdge * pieces; i += kTileMmaThreads) {
-    const int r = i / pieces, w = w0 + i % pieces * 4, f = w * 4 / int(sizeof(T));
-    uint32_t* dst = s + r * pitch + (w - w0);
-    if (M.vec) {
-      const bool in = r < count && f < M.n;  // n a multiple of 8: a piece is wholly in or out
-      cp_async_16(dst, in ? M.ptr + (first + r) * M.row_stride + f : M.ptr, in);
-    } else {
-      RawRow<T, V> v;
-      v.load(M, r < count ? int(first + r) : -1, f);
-      *reinterpret_cast<uint4*>(dst) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
-    }
-  }
-}
-
 /// acc[n] += X rows (16) x Y rows (8 per n)^T over `words` staged words: the warp's 16 x 32 products. xs points
 /// at the warp's first X row, ys at its first Y row, both at `pitch`; (g, q) the lane's fragment position.
 template <class T>
@@ -163,8 +141,8 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   uint32_t* ys = shared + E * pitch;
   const auto stage = [&](int w0) {
     const int words = min(chunk, (k_words - w0 + kTileStepWords - 1) / kTileStepWords * kTileStepWords);
-    stage_chunk(p.X, r0, x_rows, w0, words, pitch, xs);
-    stage_chunk(p.Y, c0, y_rows, w0, words, pitch, ys);
+    stage_rows<T, kTileMmaThreads>(p.X, r0, x_rows, E, w0, words, pitch, xs);
+    stage_rows<T, kTileMmaThreads>(p.Y, c0, y_rows, E, w0, words, pitch, ys);
     cp_async_commit();
     return words;
   };

@@ -150,7 +150,9 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
 /// Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows sorted by column (duplicates
 /// allowed) and pays where A fills its tiles. kPanels: the spans over A's nonzeros in panel order
 /// (sddmm_csr_panel_order), where a span's nonzeros share Y's rows and a panel's X rows stay in L1.
-enum class SddmmCsrKernel { kSpans, kDenseTiles, kPanels };
+/// kStagedPanels: the same order, each block's spans reading their panel's rows of X from shared memory, where
+/// they fit 64 KiB (else kPanels).
+enum class SddmmCsrKernel { kSpans, kDenseTiles, kPanels, kStagedPanels };
 
 /// Tiles of 64 x 64 over an A of rows x cols.
 constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
@@ -189,9 +191,18 @@ struct SddmmPanelOrder {
   const int* rows = nullptr;
   const int* cols = nullptr;
   const int* positions = nullptr;
+  int panel_rows = 0;  ///< the rows of a panel it was built with
 };
 constexpr int64_t sddmm_csr_panel_entries(int64_t nnz) {
   return sddmm_csr_num_spans(nnz) * kSddmmCsrSpan;
+}
+
+/// Shared memory a block of kStagedPanels stages its panel of X's rows in: panel_rows rows of k elements of
+/// element_bytes each, in whole 16-byte pieces. The kernel runs where this is at most kSddmmMaxStagedBytes, else
+/// kPanels does.
+constexpr int64_t kSddmmMaxStagedBytes = 64 * 1024;
+constexpr int64_t sddmm_staged_panel_bytes(int panel_rows, int k, int element_bytes) {
+  return int64_t(panel_rows) * ((int64_t(k) * element_bytes + 15) / 16 * 16);
 }
 
 /// Device memory the panel order's build holds at its peak for nnz nonzeros, the order included: the order's 12
@@ -208,7 +219,8 @@ template <class Offset>
 int64_t sddmm_csr_panel_order(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, int panel_rows,
                               int* rows, int* cols, int* positions, cudaStream_t stream);
 
-/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels.
+/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels and
+/// kStagedPanels.
 struct SddmmCsrPrepared {
   const int* span_rows = nullptr;
   SddmmPanelOrder panels;
@@ -216,8 +228,8 @@ struct SddmmCsrPrepared {
 
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one
 /// launch, no check of A and no synchronisation. kSpans needs the span rows from sddmm_csr_span_rows;
-/// kPanels the panel order from sddmm_csr_panel_order; kDenseTiles needs rows sorted (csr_rows_sorted) and at
-/// most 2^31 - 1 tiles, and reads neither. Instantiated as sddmm_csr.
+/// kPanels and kStagedPanels the panel order from sddmm_csr_panel_order; kDenseTiles needs rows sorted
+/// (csr_rows_sorted) and at most 2^31 - 1 tiles, and reads neither. Instantiated as sddmm_csr.
 template <class T, class Offset, class OutT>
 void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const SddmmCsrPrepared& prepared, float alpha,
                const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);
