@@ -81,6 +81,17 @@ static __global__ void sddmm_panel_entries_kernel(const uint64_t* keys, const in
   if (threadIdx.x == 0 && block_firsts > 0) atomicAdd(distinct, static_cast<unsigned long long>(block_firsts));
 }
 
+/// Lets kernel K take up to `bytes` of dynamic shared memory, past the default 48 KiB: once a process (the
+/// attribute stays set).
+template <auto K>
+void allow_dynamic_smem(size_t bytes) {
+  static const bool allowed = [bytes] {
+    RSH_CUDA_CHECK(cudaFuncSetAttribute(K, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    return true;
+  }();
+  (void)allowed;
+}
+
 /// Blocks of the batched spans kernel (sddmm_span_batch) resident at once on the current device, queried once a
 /// device.
 template <class T, class Offset, class OutT>
@@ -113,13 +124,8 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   if (kernel == SddmmCsrKernel::kDenseTiles) {
     const int64_t tiles = sddmm_csr_num_tiles(A.num_rows, A.num_cols);
     if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
-    // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory: allowed once.
-    static const bool allowed = [] {
-      RSH_CUDA_CHECK(cudaFuncSetAttribute(sddmm_tile_kernel<T, Offset, OutT>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(kTileMaxSmemBytes)));
-      return true;
-    }();
-    (void)allowed;
+    // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory.
+    allow_dynamic_smem<sddmm_tile_kernel<T, Offset, OutT>>(kTileMaxSmemBytes);
     sddmm_tile_kernel<T, Offset, OutT>
         <<<static_cast<unsigned>(tiles), kTileThreads, tile_smem_bytes<T>(k), stream>>>(p);
     check_launch("sddmm_tile_kernel");
@@ -127,13 +133,7 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   }
   const int64_t staged_bytes = sddmm_staged_panel_bytes(p.panels.panel_rows, k, int(sizeof(T)));
   if (kernel == SddmmCsrKernel::kStagedPanels && staged_bytes <= kSddmmMaxStagedBytes) {
-    // A panel of rows past the default 48 KiB of shared memory: allowed once.
-    static const bool allowed = [] {
-      RSH_CUDA_CHECK(cudaFuncSetAttribute(sddmm_panel_kernel<T, Offset, OutT>,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSddmmMaxStagedBytes)));
-      return true;
-    }();
-    (void)allowed;
+    allow_dynamic_smem<sddmm_panel_kernel<T, Offset, OutT>>(kSddmmMaxStagedBytes);
     sddmm_panel_kernel<T, Offset, OutT>
         <<<panel_blocks(sddmm_csr_num_spans(A.nnz), p.group), kSddmmThreadsPerBlock, size_t(staged_bytes), stream>>>(p);
     check_launch("sddmm_panel_kernel");
