@@ -207,4 +207,57 @@ TEST(CudaSddmmPanelOrder, EachPanelByColumnThenPosition) {
                std::invalid_argument);
 }
 
+/// The staged-panel SDDMM (SddmmCsrKernel::kStagedPanels) through the raw API against the double reference:
+/// panels of 7 rows (a block's spans reach into further panels, read from X) and of 64, k from one piece a row
+/// to the 64 KiB of a staged panel (float, k = 256: past the default 48 KiB of shared memory) and past it (k = 300:
+/// the spans in panel order instead), over unsorted rows with duplicates; a panel order without its panel
+/// rows is rejected.
+TEST(CudaSddmmStagedPanels, AgainstTheHostReference) {
+  if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  using rsh::cuda::SddmmCsrKernel;
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto A = rsh::test::shuffled_with_duplicates(rsh::test::random_crs(300, 260, 40, seed, true), seed);
+  const DeviceCsrCopy<float, int> dA(A);
+  const int64_t entries = rsh::cuda::sddmm_csr_panel_entries(A.nnz());
+  DeviceArray<int> order(3 * entries);
+  DeviceArray<float> out(static_cast<size_t>(A.nnz()));
+  for (int panel_rows : {7, 64}) {
+    rsh::cuda::sddmm_csr_panel_order(dA.csr.row_map, dA.csr.num_rows, A.nnz(), dA.csr.entries, panel_rows, order.get(),
+                                     order.get() + entries, order.get() + 2 * entries, nullptr);
+    const rsh::cuda::SddmmCsrPrepared prepared{
+        nullptr, {order.get(), order.get() + entries, order.get() + 2 * entries, panel_rows}};
+    for (int k : {4, 128, 256, 300}) {
+      SCOPED_TRACE("panel_rows " + std::to_string(panel_rows) + " k " + std::to_string(k));
+      const auto as_floats = [](const Dense& d) {
+        std::vector<float> f(d.v.begin(), d.v.end());
+        Dense rounded(d.rows, d.cols);
+        for (size_t i = 0; i < f.size(); ++i) rounded.v[i] = f[i];
+        return std::make_pair(f, rounded);
+      };
+      const auto X = as_floats(rsh::test::random_dense(A.num_rows, k, seed + 1));
+      const auto Y = as_floats(rsh::test::random_dense(A.num_cols, k, seed + 2));
+      const DeviceArray<float> dX(X.first), dY(Y.first);
+      rsh::cuda::sddmm_csr(dA.csr, SddmmCsrKernel::kStagedPanels, prepared, 1.5f, dX.get(), k, dY.get(), k, k, 0.f,
+                           out.get(), nullptr);
+      const std::vector<float> got = out.download();
+      double worst = 0.0;
+      for (int64_t r = 0; r < A.num_rows; ++r)
+        for (int64_t j = A.row_map[r]; j < A.row_map[r + 1]; ++j) {
+          double dot = 0.0, scale = 1e-30;
+          for (int f = 0; f < k; ++f) {
+            dot += X.second(r, f) * Y.second(A.entries[j], f);
+            scale += std::fabs(X.second(r, f) * Y.second(A.entries[j], f));
+          }
+          worst = std::max(worst, std::fabs(got[j] - 1.5 * dot) / (1.5 * scale));
+        }
+      EXPECT_LE(worst, 1e-5);
+    }
+  }
+  rsh::cuda::SddmmCsrPrepared unsized{nullptr, {order.get(), order.get() + entries, order.get() + 2 * entries, 0}};
+  EXPECT_THROW(rsh::cuda::sddmm_csr(dA.csr, SddmmCsrKernel::kStagedPanels, unsized, 1.f, out.get(), 4, out.get(), 4, 4,
+                                    0.f, out.get(), nullptr),
+               std::invalid_argument);
+}
+
 }  // namespace
