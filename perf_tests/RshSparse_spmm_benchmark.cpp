@@ -29,7 +29,7 @@
 //                        than one, each is timed in the same process against the same cuSPARSE runs, as
 //                        rsh:K<k> (after the partition and policy names where those are several too).
 //   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
-//   --rsh_res_features=V features per residual lane (8, or 4 for FP32; default: the planner's choice)
+//   --rsh_res_features=V features per residual lane (8; 4 for FP32; 4 or 2 for FP64; default: the planner's choice)
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
 //   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
 //   --rsh_dense_round=R  column blocks a dense round stages (16 FP16 / 8 TF32, or twice that; one stage)

@@ -145,12 +145,12 @@ TYPED_TEST(CudaSpmm, AlphaBetaAndForcedSplits) {
 
 // Residual items in narrow feature slices (several CTAs per item range), with
 // rows cut into pieces summed in one CTA and rows long enough for atomics;
-// FP32 lanes of 8 and of 4 features (the planner picks by grid size), FP64 lanes of 4.
+// FP32 lanes of 8 and of 4 features (the planner picks by grid size), FP64 lanes of 4 and of 2.
 TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   const auto A = rsh::test::random_crs(150, 400, 160, rsh::test::fresh_seed(), true);
   using T = typename TypeParam::first_type;
   const std::vector<int> lane_features = std::is_same<T, float>::value ? std::vector<int>{4, 8}
-                                         : sizeof(T) == 8              ? std::vector<int>{4}
+                                         : sizeof(T) == 8              ? std::vector<int>{2, 4}
                                                                        : std::vector<int>{8};
   for (int features : lane_features)
     for (rsh::Partition p : {rsh::Partition::kCudaCoreOnly, rsh::Partition::kRowStructured})
@@ -294,7 +294,8 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   rsh::cuda::SpmmPlan<__half> half_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
   EXPECT_THROW(half_plan.set_config({0, 0, 0, 4}), std::invalid_argument);  // FP16 lanes hold 8 features
   rsh::cuda::SpmmPlan<double> double_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
-  EXPECT_THROW(double_plan.set_config({0, 0, 0, 8}), std::invalid_argument);  // FP64 lanes hold 4 features
+  EXPECT_THROW(double_plan.set_config({0, 0, 0, 8}), std::invalid_argument);  // FP64 lanes hold 4 or 2 features
+  EXPECT_NO_THROW(double_plan.set_config({0, 0, 0, 2}));
   rsh::cuda::DeviceArray<double> dbuf(std::vector<double>(100, 0.0));
   std::vector<float> dots(double_plan.num_value_slots());
   rsh::cuda::DeviceArray<float> ddots(dots);

@@ -104,7 +104,8 @@ struct KernelConfig {
   int warps_per_item = 0;  ///< warps sharing one Tensor-Core work item: 1, 2, 4 or 8
   int residual_lanes = 0;  ///< lanes per residual item: 4, 8, 16 or 32
   int dense_cluster = 0;   ///< dense blocks: CTAs splitting a 64-row group's columns: 1, 2, 4, 8 or 16
-  /// Features a residual lane holds: 8, or 4 (FP32 only; launches without Tensor-Core items, else 8).
+  /// Features a residual lane holds in launches without Tensor-Core items (with them the fused kernel's: 8, 4 for
+  /// FP64): FP16 and BF16 8; FP32 8 or 4; FP64 4 or 2.
   int residual_lane_features = 0;
   int dense_stages = 0;       ///< dense blocks: rounds of staged blocks in shared memory at once: 1 or 2
   int dense_round_steps = 0;  ///< dense blocks: column blocks a round: kDenseRoundSteps<T>, or twice (one stage)

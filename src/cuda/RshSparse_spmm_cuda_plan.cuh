@@ -373,12 +373,12 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
                                 " not in {0, 4, 8, 16, 32}");
   const int v = config.residual_lane_features;
   const bool lane_features_ok = std::is_same<T, float>::value ? v == 0 || v == 4 || v == 8
-                                : sizeof(T) == 8              ? v == 0 || v == 4
+                                : sizeof(T) == 8              ? v == 0 || v == 2 || v == 4
                                                               : v == 0 || v == 8;
   if (!lane_features_ok)
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_lane_features = " + std::to_string(v) +
                                 (std::is_same<T, float>::value ? " not in {0, 4, 8}"
-                                 : sizeof(T) == 8              ? " not in {0, 4} for FP64"
+                                 : sizeof(T) == 8              ? " not in {0, 2, 4} for FP64"
                                                                : " not in {0, 8} for FP16 and BF16"));
   if (cl != 0 && cl != 1 && cl != 2 && cl != 4 && cl != 8 && cl != detail::kBlockMaxWideCluster)
     throw std::invalid_argument("rsh::cuda::KernelConfig: dense_cluster = " + std::to_string(cl) +
@@ -492,7 +492,8 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   // Residual part: groups of G lanes of V features, G x V >= n where
   // possible; a CTA runs 256 / G consecutive items (a multiple of
   // kResidualPieceAlign) for one slice. FP32 without Tensor-Core items takes
-  // V = 4 when that grid fits in one wave of resident CTAs (see residual_kernel).
+  // V = 4 when that grid fits in one wave of resident CTAs (see residual_kernel);
+  // FP64 takes V = 4, or 2 where KernelConfig asks (not yet measured against 4).
   const auto residual_grid = [&](int features, int& group, int& item_blocks) {
     group = d.config.residual_lanes;
     if (group == 0) {
@@ -504,10 +505,12 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
     return int64_t(item_blocks) * ((n + features * group - 1) / (features * group));
   };
   int lane_features = d.config.residual_lane_features, group = 0, item_blocks = 0;
-  if (sizeof(T) == 8)
-    lane_features = 4;  // FP64: the only instantiation
-  else if (p.tc_blocks > 0 || !std::is_same<T, float>::value)
+  if (p.tc_blocks > 0)
+    lane_features = detail::fused_residual_features<T>();  // the fused kernel's one width
+  else if (sizeof(T) == 2)
     lane_features = 8;  // the only instantiation
+  else if (sizeof(T) == 8 && lane_features == 0)
+    lane_features = 4;
   if (lane_features == 0) lane_features = residual_grid(4, group, item_blocks) <= d.residual_wave_ctas ? 4 : 8;
   residual_grid(lane_features, group, item_blocks);
   p.res = detail::ResidualParams<T, OutT>{d.res_cols,
@@ -530,6 +533,10 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   p.wait_first = b_from_prior && !scaled;
   const bool after_prior = scaled || b_from_prior;
   if (p.tc_blocks == 0) {
+    if constexpr (sizeof(T) == 8)
+      if (lane_features == 2)
+        return detail::launch_spmm(detail::residual_kernel<T, OutT, 2>, p, blocks, after_prior, stream,
+                                   "residual_kernel");
     if constexpr (sizeof(T) >= 4)
       if (lane_features == 4)
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, after_prior, stream,

@@ -85,8 +85,8 @@ constexpr int residual_min_blocks() {
   return sizeof(T) == 2 ? 4 : 3;
 }
 
-/// V features a lane: 8 (FP16: one 16-byte load a B row), or for FP32 8 or
-/// 4. Lanes of 4 features put twice the lanes on an item (G = 32 at n =
+/// V features a lane: 8 (FP16: one 16-byte load a B row), for FP32 8 or 4,
+/// for FP64 4 or 2 (one 16-byte load). Lanes of 4 FP32 features put twice the lanes on an item (G = 32 at n =
 /// 128), halving each lane's chain of dependent loads at twice the shuffles
 /// per useful load: the planner takes them when their grid fits in one wave
 /// (SpmmPlan::spmm). Measured on the H100, TF32 CudaCoreOnly, 95 shared
