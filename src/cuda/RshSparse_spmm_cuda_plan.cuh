@@ -81,7 +81,7 @@ struct PlanView {
   int num_scale_rows = 0, num_tiles = 0;
   Tf32Split split = Tf32Split::kNone;  ///< from math and the Tensor-Core values (update_values)
   KernelConfig config;
-  int64_t residual_wave_ctas = 0;  ///< FP32 residual CTAs of 4 features a lane resident at once on the device
+  int64_t residual_wave_ctas = 0;  ///< residual CTAs of the narrow lane width resident at once on the device
   int64_t tc_wave_warps = 0;       ///< warps of the fused Tensor-Core kernel resident at once on the device
   /// Dense-block clusters of 1, 2, 4, 8 CTAs resident at once on the device, per staging.
   BlockWaves dense_waves = {};
@@ -156,16 +156,24 @@ void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool a
   check_launch(name);
 }
 
-/// FP32 residual CTAs of 4 features a lane resident at once on the current device (0 for FP16, which has
-/// one lane width).
+/// Features a residual lane holds in the narrower of the two lane widths of FP32 (4 of 8) and FP64 (2 of 4);
+/// 0 for FP16 and BF16, which have one.
+template <class T>
+constexpr int residual_narrow_features() {
+  return sizeof(T) == 8 ? 2 : sizeof(T) == 4 ? 4 : 0;
+}
+
+/// Residual CTAs of the narrow lane width (residual_narrow_features) resident at once on the current device
+/// (0 for FP16 and BF16).
 template <class T>
 int64_t residual_wave_ctas() {
-  if constexpr (std::is_same<T, float>::value) {
+  constexpr int V = residual_narrow_features<T>();
+  if constexpr (V > 0) {
     int device = 0, sms = 0, per_sm = 0;
     RSH_CUDA_CHECK(cudaGetDevice(&device));
     RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     RSH_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, residual_kernel<T, T, 4>, kResThreadsPerBlock, 0));
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, residual_kernel<T, T, V>, kResThreadsPerBlock, 0));
     return int64_t(sms) * per_sm;
   } else {
     return 0;
@@ -491,9 +499,10 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
   // Residual part: groups of G lanes of V features, G x V >= n where
   // possible; a CTA runs 256 / G consecutive items (a multiple of
-  // kResidualPieceAlign) for one slice. FP32 without Tensor-Core items takes
-  // V = 4 when that grid fits in one wave of resident CTAs (see residual_kernel);
-  // FP64 takes V = 4, or 2 where KernelConfig asks (not yet measured against 4).
+  // kResidualPieceAlign) for one slice. Without Tensor-Core items FP32 takes
+  // V = 4 and FP64 V = 2 (the narrow width: twice the lanes an item) when that
+  // grid fits in one wave of resident CTAs, where latency rules, else 8 and 4,
+  // whose wider loads and fewer CTAs pay on larger grids (see residual_kernel).
   const auto residual_grid = [&](int features, int& group, int& item_blocks) {
     group = d.config.residual_lanes;
     if (group == 0) {
@@ -509,9 +518,9 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
     lane_features = detail::fused_residual_features<T>();  // the fused kernel's one width
   else if (sizeof(T) == 2)
     lane_features = 8;  // the only instantiation
-  else if (sizeof(T) == 8 && lane_features == 0)
-    lane_features = 4;
-  if (lane_features == 0) lane_features = residual_grid(4, group, item_blocks) <= d.residual_wave_ctas ? 4 : 8;
+  constexpr int narrow = detail::residual_narrow_features<T>();
+  if (lane_features == 0)
+    lane_features = residual_grid(narrow, group, item_blocks) <= d.residual_wave_ctas ? narrow : 2 * narrow;
   residual_grid(lane_features, group, item_blocks);
   p.res = detail::ResidualParams<T, OutT>{d.res_cols,
                                           d.res_values,

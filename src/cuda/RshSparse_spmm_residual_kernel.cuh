@@ -8,7 +8,8 @@
 // runs 256 / G consecutive items of one slice (CTAs slice by slice); a row
 // cut into pieces inside that range is summed through shared memory by its
 // first piece, so only rows too long for one CTA add into C with atomics.
-// FP64 lanes hold V = 4 (two runs of 2, one 16-byte load each) and accumulate in FP64.
+// FP64 lanes hold V = 4 (two runs of 2, one 16-byte load each) or V = 2 (one
+// run) and accumulate in FP64.
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
