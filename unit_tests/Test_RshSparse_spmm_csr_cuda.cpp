@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <vector>
 
@@ -207,6 +208,78 @@ TEST(CudaSddmmPanelOrder, EachPanelByColumnThenPosition) {
                std::invalid_argument);
 }
 
+/// A random dense matrix in float, and the same values in double for the reference.
+struct FloatDense {
+  std::vector<float> f;
+  Dense d;
+  FloatDense(int64_t rows, int64_t cols, uint64_t seed) : d(rsh::test::random_dense(rows, cols, seed)) {
+    f.assign(d.v.begin(), d.v.end());
+    for (size_t i = 0; i < f.size(); ++i) d.v[i] = f[i];
+  }
+};
+
+/// The largest error of got[j] against alpha * dot(X(r, :), Y(column of j, :)) in double over A's nonzeros j,
+/// relative to the sum of the products' magnitudes.
+double sddmm_worst_error(const rsh::impl::HostCrs& A, const Dense& X, const Dense& Y, double alpha,
+                         const std::vector<float>& got) {
+  double worst = 0.0;
+  for (int64_t r = 0; r < A.num_rows; ++r)
+    for (int64_t j = A.row_map[r]; j < A.row_map[r + 1]; ++j) {
+      double dot = 0.0, scale = 1e-30;
+      for (int64_t f = 0; f < X.cols; ++f) {
+        dot += X(r, f) * Y(A.entries[j], f);
+        scale += std::fabs(X(r, f) * Y(A.entries[j], f));
+      }
+      worst = std::max(worst, std::fabs(got[j] - alpha * dot) / (std::fabs(alpha) * scale));
+    }
+  return worst;
+}
+
+/// The tile starts (sddmm_csr_tile_starts, 64-bit offsets) against a search of each row, and the dense-tile
+/// SDDMM (SddmmCsrKernel::kDenseTiles) with and without them against the double reference: sorted rows with
+/// adjacent duplicates and empty rows, partial tiles at both edges, k from one MMA step to more than one staged
+/// chunk; starts of over INT_MAX nonzeros are refused.
+TEST(CudaSddmmTileStarts, RowRangesAndTheTilesThatReadThem) {
+  if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto A = rsh::test::random_crs(300, 260, 200, seed);
+  for (int64_t r = 0; r < A.num_rows; ++r)
+    for (int64_t j = A.row_map[r] + 1; j < A.row_map[r + 1]; j += 7) A.entries[j] = A.entries[j - 1];
+  const DeviceCsrCopy<float, int64_t> dA(A);
+  const int64_t entries = rsh::cuda::sddmm_csr_tile_start_entries(A.num_rows, A.num_cols);
+  DeviceArray<int> starts(static_cast<size_t>(entries));
+  rsh::cuda::sddmm_csr_tile_starts(dA.csr.row_map, dA.csr.num_rows, dA.csr.num_cols, A.nnz(), dA.csr.entries,
+                                   starts.get(), nullptr);
+  const std::vector<int> got_starts = starts.download();
+  const int64_t across = (A.num_cols + 63) / 64;
+  ASSERT_EQ(entries, A.num_rows * (across + 1));
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    const auto begin = A.entries.begin() + A.row_map[r], end = A.entries.begin() + A.row_map[r + 1];
+    for (int64_t c = 0; c <= across; ++c) {
+      const auto first = c == across ? end : std::lower_bound(begin, end, static_cast<int>(64 * c));
+      EXPECT_EQ(got_starts[r * (across + 1) + c], first - begin) << "row " << r << " tile column " << c;
+    }
+  }
+
+  DeviceArray<float> out(static_cast<size_t>(A.nnz()));
+  for (const int* prepared_starts : {static_cast<const int*>(nullptr), static_cast<const int*>(starts.get())}) {
+    for (int k : {8, 300}) {
+      SCOPED_TRACE(std::string(prepared_starts ? "starts" : "searches") + " k " + std::to_string(k));
+      const FloatDense X(A.num_rows, k, seed + 1), Y(A.num_cols, k, seed + 2);
+      const DeviceArray<float> dX(X.f), dY(Y.f);
+      rsh::cuda::SddmmCsrPrepared prepared;
+      prepared.tile_starts = prepared_starts;
+      rsh::cuda::sddmm_csr(dA.csr, rsh::cuda::SddmmCsrKernel::kDenseTiles, prepared, 1.5f, dX.get(), k, dY.get(), k, k,
+                           0.f, out.get(), nullptr);
+      EXPECT_LE(sddmm_worst_error(A, X.d, Y.d, 1.5, out.download()), 1e-5);
+    }
+  }
+  EXPECT_THROW(rsh::cuda::sddmm_csr_tile_starts<int64_t>(nullptr, 1, 1, int64_t(INT_MAX) + 1, nullptr, nullptr,
+                                                         nullptr),
+               std::invalid_argument);
+}
+
 /// The staged-panel SDDMM (SddmmCsrKernel::kStagedPanels) through the raw API against the double reference:
 /// panels of 7 rows (a block's spans reach into further panels, read from X) and of 64, k from one piece a row
 /// to the 64 KiB of a staged panel (float, k = 256: past the default 48 KiB of shared memory) and past it (k = 300:
@@ -229,29 +302,11 @@ TEST(CudaSddmmStagedPanels, AgainstTheHostReference) {
         nullptr, {order.get(), order.get() + entries, order.get() + 2 * entries, panel_rows}};
     for (int k : {4, 128, 256, 300}) {
       SCOPED_TRACE("panel_rows " + std::to_string(panel_rows) + " k " + std::to_string(k));
-      const auto as_floats = [](const Dense& d) {
-        std::vector<float> f(d.v.begin(), d.v.end());
-        Dense rounded(d.rows, d.cols);
-        for (size_t i = 0; i < f.size(); ++i) rounded.v[i] = f[i];
-        return std::make_pair(f, rounded);
-      };
-      const auto X = as_floats(rsh::test::random_dense(A.num_rows, k, seed + 1));
-      const auto Y = as_floats(rsh::test::random_dense(A.num_cols, k, seed + 2));
-      const DeviceArray<float> dX(X.first), dY(Y.first);
+      const FloatDense X(A.num_rows, k, seed + 1), Y(A.num_cols, k, seed + 2);
+      const DeviceArray<float> dX(X.f), dY(Y.f);
       rsh::cuda::sddmm_csr(dA.csr, SddmmCsrKernel::kStagedPanels, prepared, 1.5f, dX.get(), k, dY.get(), k, k, 0.f,
                            out.get(), nullptr);
-      const std::vector<float> got = out.download();
-      double worst = 0.0;
-      for (int64_t r = 0; r < A.num_rows; ++r)
-        for (int64_t j = A.row_map[r]; j < A.row_map[r + 1]; ++j) {
-          double dot = 0.0, scale = 1e-30;
-          for (int f = 0; f < k; ++f) {
-            dot += X.second(r, f) * Y.second(A.entries[j], f);
-            scale += std::fabs(X.second(r, f) * Y.second(A.entries[j], f));
-          }
-          worst = std::max(worst, std::fabs(got[j] - 1.5 * dot) / (1.5 * scale));
-        }
-      EXPECT_LE(worst, 1e-5);
+      EXPECT_LE(sddmm_worst_error(A, X.d, Y.d, 1.5, out.download()), 1e-5);
     }
   }
   rsh::cuda::SddmmCsrPrepared unsized{nullptr, {order.get(), order.get() + entries, order.get() + 2 * entries, 0}};

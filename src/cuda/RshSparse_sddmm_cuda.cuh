@@ -51,6 +51,21 @@ __global__ void sddmm_span_rows_kernel(const Offset* row_map, int num_rows, int6
     span_rows[s] = csr_row_of(row_map, num_rows, s * kSddmmCsrSpan);
 }
 
+/// starts[r * (across + 1) + c]: row r's first nonzero at or past column 64 c, from the row's start (a thread an
+/// entry, a grid-stride loop; c = across gives the row's length).
+template <class Offset>
+__global__ void sddmm_tile_starts_kernel(const Offset* row_map, int64_t entries, int across, const int* cols,
+                                         int* starts) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < entries;
+       e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = e / (across + 1), c = e % (across + 1);
+    const Offset begin = row_map[r], end = row_map[r + 1];
+    const Offset at =
+        c == across ? end : lower_bound_column(cols, begin, end, c * kTileEdge < INT_MAX ? int(c * kTileEdge) : INT_MAX);
+    starts[e] = int(at - begin);
+  }
+}
+
 /// Panel-order keys of each nonzero j (a thread each): (panel of its row) << 32 | column, value j, row.
 template <class Offset>
 __global__ void sddmm_panel_keys_kernel(const Offset* row_map, int num_rows, int64_t nnz, const int* entries,
@@ -122,6 +137,7 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   p.group = sddmm_group<T>(k);
   p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
   if (kernel == SddmmCsrKernel::kDenseTiles) {
+    p.tile_starts = prepared.tile_starts;
     const int64_t tiles = sddmm_csr_num_tiles(A.num_rows, A.num_cols);
     if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
     // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory.
@@ -300,6 +316,22 @@ void sddmm_csr_span_rows(const Offset* row_map, int num_rows, int64_t nnz, int* 
     throw std::invalid_argument("rsh::cuda::sddmm_csr_span_rows: null arrays or no rows for nonzeros");
   detail::sddmm_span_rows_kernel<<<detail::stride_blocks(spans), 256, 0, stream>>>(row_map, num_rows, spans, span_rows);
   detail::check_launch("sddmm_span_rows_kernel");
+}
+
+template <class Offset>
+void sddmm_csr_tile_starts(const Offset* row_map, int num_rows, int num_cols, int64_t nnz, const int* entries,
+                           int* starts, cudaStream_t stream) {
+  if (nnz > int64_t(INT_MAX) || num_rows < 0 || num_cols < 0)
+    throw std::invalid_argument("rsh::cuda::sddmm_csr_tile_starts: nnz = " + std::to_string(nnz) +
+                                " over INT_MAX or negative sizes");
+  const int64_t entries_count = sddmm_csr_tile_start_entries(num_rows, num_cols);
+  if (entries_count == 0) return;
+  if (!row_map || !starts || (nnz > 0 && !entries))
+    throw std::invalid_argument("rsh::cuda::sddmm_csr_tile_starts: null arrays");
+  const int across = static_cast<int>((int64_t(num_cols) + detail::kTileEdge - 1) / detail::kTileEdge);
+  detail::sddmm_tile_starts_kernel<<<detail::stride_blocks(entries_count), 256, 0, stream>>>(row_map, entries_count,
+                                                                                            across, entries, starts);
+  detail::check_launch("sddmm_tile_starts_kernel");
 }
 
 template <class Offset>

@@ -74,6 +74,23 @@ double sddmm_panel_reuse(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
   return state.sddmm_panel_reuse;
 }
 
+/// The handle's tile starts of C (cuda::sddmm_csr_tile_starts), built on first need; null where C has over
+/// INT_MAX nonzeros, or where they would outnumber C's nonzeros and rows twice over (dense tiles asked for on a
+/// sparse C), whose tiles then search their rows.
+template <class Handle, class Csr>
+const int* sddmm_tile_starts(const Kokkos::Cuda& exec, Handle& h, const Csr& csr) {
+  auto& starts = h.backend_state().sddmm_tile_starts;
+  const int64_t entries = cuda::sddmm_csr_tile_start_entries(csr.num_rows, csr.num_cols);
+  if (csr.nnz > int64_t(INT_MAX) || entries > 2 * (csr.nnz + csr.num_rows)) return nullptr;
+  if (static_cast<int64_t>(starts.extent(0)) != entries) {
+    starts = Kokkos::View<int*, Kokkos::CudaSpace>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sddmm::tile_starts"), entries);
+    cuda::sddmm_csr_tile_starts(csr.row_map, csr.num_rows, csr.num_cols, csr.nnz, csr.entries, starts.data(),
+                                exec.cuda_stream());
+  }
+  return starts.data();
+}
+
 /// The CSR kernel a handle's SDDMM runs: Tuning::sddmm_kernels, kAuto dense tiles by C's shape and fill
 /// (cuda::sddmm_csr_auto_kernel), else the panel order wherever it can be built (a span in panel order loads
 /// its indices as whole vectors and a row of Y once per run of equal columns, however few the runs), else
@@ -115,6 +132,7 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
   }
   cuda::SddmmCsrPrepared prepared;
   prepared.span_rows = span_rows.data();
+  if (kernel == cuda::SddmmCsrKernel::kDenseTiles) prepared.tile_starts = sddmm_tile_starts(exec, h, csr);
   const int panel_rows = h.options().tuning.sddmm_panel_rows;
   const bool staged = kernel == cuda::SddmmCsrKernel::kStagedPanels;
   if (kernel == cuda::SddmmCsrKernel::kPanels || staged) {

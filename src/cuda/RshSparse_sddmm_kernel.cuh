@@ -173,6 +173,7 @@ struct SddmmCsrParams {
   int64_t nnz;
   const int* span_rows;    ///< the row of each span's first nonzero, or null (found by binary search)
   SddmmPanelOrder panels;  ///< kPanels: the order the spans walk (rows, columns, A's positions); else null
+  const int* tile_starts;  ///< kDenseTiles: sddmm_csr_tile_starts, or null (each tile searches its rows)
   OutT* out;
   float alpha, beta;
   int group;  ///< lanes per span: 4, 8, 16 or 32

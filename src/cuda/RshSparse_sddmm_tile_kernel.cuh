@@ -20,14 +20,16 @@
 // one staging serves every element type. Warp w owns rows 16 (w / 2) .. + 16
 // and columns 32 (w % 2) .. + 32 of the tile.
 //
-// Each row's nonzeros in the tile are found by binary searches (rows sorted
-// by column): chains of dependent loads, so four more warps run them from the
-// block's start, beside the eight others' staging and MMAs of the first chunk
-// (every warp takes every block-wide barrier: the searching warps reach the
-// first one when their search ends). The
+// Each row's nonzeros in the tile are read from the tile starts a handle
+// prepared (sddmm_csr_tile_starts: one load a row), or else found by binary
+// searches (rows sorted by column: chains of dependent loads). Four more warps
+// do that from the block's start, beside the eight others' staging and MMAs of
+// the first chunk (every warp takes every block-wide barrier: the four reach
+// the first one when they have the ranges). The
 // finished tile goes through shared memory once more, and the tile's
 // nonzeros, in A's order, read their dot products from it, four at a time a
 // thread so that their column loads overlap.
+#include <climits>
 #include <cstdint>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
@@ -148,11 +150,17 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   };
   const int warp = tid / 32, g = tid % 32 / 4, q = tid % 4;
   const bool computes = tid < kTileMmaThreads;
-  // Each row's nonzeros in the tile: its first at or past c0 (searching threads 0-63) and past c0 + 63 (64-127).
+  // Each row's nonzeros in the tile: its first at or past c0 (threads 0-63 of the four warps) and past c0 + 63
+  // (64-127).
   const auto search = [&] {
     const int s = tid - kTileMmaThreads, i = s % E;
+    const int64_t c = c0 / E + (s < E ? 0 : 1);  // the column of tiles whose first nonzero this thread finds
     Offset at = 0;
-    if (i < x_rows) at = lower_bound_column(p.cols, p.row_map[r0 + i], p.row_map[r0 + i + 1], s < E ? c0 : c0 + E);
+    if (i < x_rows) {
+      const Offset row_start = p.row_map[r0 + i];
+      at = p.tile_starts ? row_start + p.tile_starts[(r0 + i) * (tiles_per_row + 1) + c]
+                         : lower_bound_column(p.cols, row_start, p.row_map[r0 + i + 1], c * E < INT_MAX ? int(c * E) : INT_MAX);
+    }
     (s < E ? first_nz : end_nz)[i] = at;
   };
   // The tile's products: warp w's rows 16 (w / 2) + (g, g + 8), columns 32 (w % 2) + 8 n + (2q, 2q + 1).

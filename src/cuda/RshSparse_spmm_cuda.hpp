@@ -220,17 +220,31 @@ template <class Offset>
 int64_t sddmm_csr_panel_order(const Offset* row_map, int num_rows, int64_t nnz, const int* entries, int panel_rows,
                               int* rows, int* cols, int* positions, cudaStream_t stream);
 
+/// Where each row's nonzeros in each column of tiles begin, for kDenseTiles: entry r * (tiles across + 1) + c is
+/// the first nonzero of row r at or past column 64 c, counted from the row's start, and c = tiles across the
+/// row's length. A tile then reads its rows' ranges in one load each instead of searching the rows.
+constexpr int64_t sddmm_csr_tile_start_entries(int64_t rows, int64_t cols) {
+  return rows * ((cols + 63) / 64 + 1);
+}
+/// Builds them for a checked CSR with sorted rows on `stream` (a thread an entry, each a binary search). Needs
+/// nnz <= INT_MAX. Instantiated for Offset = int and int64_t.
+template <class Offset>
+void sddmm_csr_tile_starts(const Offset* row_map, int num_rows, int num_cols, int64_t nnz, const int* entries,
+                           int* starts, cudaStream_t stream);
+
 /// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels and
-/// kStagedPanels.
+/// kStagedPanels, the tile starts for kDenseTiles (optional: without them each tile searches its rows).
 struct SddmmCsrPrepared {
   const int* span_rows = nullptr;
   SddmmPanelOrder panels;
+  const int* tile_starts = nullptr;
 };
 
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one
 /// launch, no check of A and no synchronisation. kSpans needs the span rows from sddmm_csr_span_rows;
 /// kPanels and kStagedPanels the panel order from sddmm_csr_panel_order; kDenseTiles needs rows sorted
-/// (csr_rows_sorted) and at most 2^31 - 1 tiles, and reads neither. Instantiated as sddmm_csr.
+/// (csr_rows_sorted) and at most 2^31 - 1 tiles, and reads the tile starts where given. Instantiated as
+/// sddmm_csr.
 template <class T, class Offset, class OutT>
 void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const SddmmCsrPrepared& prepared, float alpha,
                const T* X, int64_t ldx, const T* Y, int64_t ldy, int k, float beta, OutT* out, cudaStream_t stream);

@@ -10,6 +10,8 @@ template void sddmm_csr_span_rows<int64_t>(const int64_t*, int, int64_t, int*, c
 template int64_t sddmm_csr_panel_order<int>(const int*, int, int64_t, const int*, int, int*, int*, int*, cudaStream_t);
 template int64_t sddmm_csr_panel_order<int64_t>(const int64_t*, int, int64_t, const int*, int, int*, int*, int*,
                                                 cudaStream_t);
+template void sddmm_csr_tile_starts<int>(const int*, int, int, int64_t, const int*, int*, cudaStream_t);
+template void sddmm_csr_tile_starts<int64_t>(const int64_t*, int, int, int64_t, const int*, int*, cudaStream_t);
 template bool csr_rows_sorted<int>(const int*, int, int64_t, const int*, cudaStream_t);
 template bool csr_rows_sorted<int64_t>(const int64_t*, int, int64_t, const int*, cudaStream_t);
 

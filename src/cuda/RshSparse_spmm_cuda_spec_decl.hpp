@@ -82,9 +82,11 @@ struct SpmmBackendState<Kokkos::Cuda, Scalar> {
   /// nonzeros per distinct (panel, column) pair it found (-1 until built; 0 where it cannot be built).
   Kokkos::View<int*, Kokkos::CudaSpace> sddmm_panel_order;
   double sddmm_panel_reuse = -1;
+  /// The dense-tile SDDMM's tile starts (cuda::sddmm_csr_tile_starts), once per pattern where the tiles run.
+  Kokkos::View<int*, Kokkos::CudaSpace> sddmm_tile_starts;
   void reset() {
     plan.reset(), values_version = 0, sddmm_slots = {}, sddmm_span_rows = {}, sddmm_rows_sorted = -1;
-    sddmm_panel_order = {}, sddmm_panel_reuse = -1;
+    sddmm_panel_order = {}, sddmm_panel_reuse = -1, sddmm_tile_starts = {};
   }
 };
 
