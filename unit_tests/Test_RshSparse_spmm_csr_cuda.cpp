@@ -275,9 +275,9 @@ TEST(CudaSddmmTileStarts, RowRangesAndTheTilesThatReadThem) {
       EXPECT_LE(sddmm_worst_error(A, X.d, Y.d, 1.5, out.download()), 1e-5);
     }
   }
-  EXPECT_THROW(rsh::cuda::sddmm_csr_tile_starts<int64_t>(nullptr, 1, 1, int64_t(INT_MAX) + 1, nullptr, nullptr,
-                                                         nullptr),
-               std::invalid_argument);
+  EXPECT_THROW(
+      rsh::cuda::sddmm_csr_tile_starts<int64_t>(nullptr, 1, 1, int64_t(INT_MAX) + 1, nullptr, nullptr, nullptr),
+      std::invalid_argument);
 }
 
 /// The staged-panel SDDMM (SddmmCsrKernel::kStagedPanels) through the raw API against the double reference:

@@ -56,12 +56,12 @@ __global__ void sddmm_span_rows_kernel(const Offset* row_map, int num_rows, int6
 template <class Offset>
 __global__ void sddmm_tile_starts_kernel(const Offset* row_map, int64_t entries, int across, const int* cols,
                                          int* starts) {
-  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < entries;
-       e += int64_t(gridDim.x) * blockDim.x) {
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < entries; e += int64_t(gridDim.x) * blockDim.x) {
     const int64_t r = e / (across + 1), c = e % (across + 1);
     const Offset begin = row_map[r], end = row_map[r + 1];
     const Offset at =
-        c == across ? end : lower_bound_column(cols, begin, end, c * kTileEdge < INT_MAX ? int(c * kTileEdge) : INT_MAX);
+        c == across ? end
+                    : lower_bound_column(cols, begin, end, c * kTileEdge < INT_MAX ? int(c * kTileEdge) : INT_MAX);
     starts[e] = int(at - begin);
   }
 }
@@ -330,7 +330,7 @@ void sddmm_csr_tile_starts(const Offset* row_map, int num_rows, int num_cols, in
     throw std::invalid_argument("rsh::cuda::sddmm_csr_tile_starts: null arrays");
   const int across = static_cast<int>((int64_t(num_cols) + detail::kTileEdge - 1) / detail::kTileEdge);
   detail::sddmm_tile_starts_kernel<<<detail::stride_blocks(entries_count), 256, 0, stream>>>(row_map, entries_count,
-                                                                                            across, entries, starts);
+                                                                                             across, entries, starts);
   detail::check_launch("sddmm_tile_starts_kernel");
 }
 

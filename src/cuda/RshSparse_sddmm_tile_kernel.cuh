@@ -158,8 +158,9 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
     Offset at = 0;
     if (i < x_rows) {
       const Offset row_start = p.row_map[r0 + i];
-      at = p.tile_starts ? row_start + p.tile_starts[(r0 + i) * (tiles_per_row + 1) + c]
-                         : lower_bound_column(p.cols, row_start, p.row_map[r0 + i + 1], c * E < INT_MAX ? int(c * E) : INT_MAX);
+      at = p.tile_starts
+               ? row_start + p.tile_starts[(r0 + i) * (tiles_per_row + 1) + c]
+               : lower_bound_column(p.cols, row_start, p.row_map[r0 + i + 1], c * E < INT_MAX ? int(c * E) : INT_MAX);
     }
     (s < E ? first_nz : end_nz)[i] = at;
   };
