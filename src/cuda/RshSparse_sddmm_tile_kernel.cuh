@@ -26,9 +26,9 @@
 // do that from the block's start, beside the eight others' staging and MMAs of
 // the first chunk (every warp takes every block-wide barrier: the four reach
 // the first one when they have the ranges). The
-// finished tile goes through shared memory once more, and the tile's
-// nonzeros, in A's order, read their dot products from it, four at a time a
-// thread so that their column loads overlap.
+// finished tile goes through shared memory once more, and each warp writes
+// whole rows of the tile's nonzeros from it, 32 consecutive ones a step, all
+// its rows' column loads in flight at once.
 #include <climits>
 #include <cstdint>
 
@@ -135,7 +135,6 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   const int64_t x_rows = p.num_rows - r0, y_rows = int64_t(p.num_cols) - c0;
   __shared__ Offset first_nz[E];     // row i's first nonzero in the tile
   __shared__ Offset end_nz[E];       // and one past its last
-  __shared__ int tile_start[E + 1];  // nonzeros of the tile's rows before row i
   extern __shared__ __align__(16) uint32_t shared[];
   const int tid = threadIdx.x;
   const int k_words = (p.X.n * int(sizeof(T)) + 3) / 4, chunk = tile_chunk_words<T>(p.X.n), pitch = tile_pitch(chunk);
@@ -181,22 +180,6 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   }
   if (k_words == 0 && !computes) search();
   __syncthreads();
-  // Their running count: a scan over two warps.
-  if (tid < E) {
-    int count = int(end_nz[tid] - first_nz[tid]);
-    for (int o = 1; o < 32; o *= 2) {
-      const int below = __shfl_up_sync(0xffffffffu, count, o);
-      if (tid % 32 >= o) count += below;
-    }
-    tile_start[tid + 1] = count;
-  }
-  __syncthreads();
-  if (tid >= 32 && tid < E) tile_start[tid + 1] += tile_start[32];
-  if (tid == 0) tile_start[0] = 0;
-  __syncthreads();
-  const int total = tile_start[E];
-  if (total == 0) return;
-
   float* dots = reinterpret_cast<float*>(shared);
   if (computes) {
 #pragma unroll
@@ -208,29 +191,27 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   }
   __syncthreads();
 
-  // The tile's nonzeros, t-th in row order: row i holds t in [tile_start[i], tile_start[i + 1]).
-  constexpr int kUnroll = 4;
-  for (int t0 = tid; t0 < total; t0 += kUnroll * kTileThreads) {
-    int64_t j[kUnroll];
-    int row[kUnroll], col[kUnroll];
+  // The tile's nonzeros, a warp a row: warp w takes rows w + kTileWarps r, all of them at once, its lanes 32
+  // consecutive nonzeros of each a step (coalesced column loads and stores, every row's loads in flight together).
+  constexpr int kTileWarps = kTileThreads / 32, kRowsAWarp = (E + kTileWarps - 1) / kTileWarps;
+  const int lane = tid % 32;
+  Offset j[kRowsAWarp], end[kRowsAWarp];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int t = min(t0 + u * kTileThreads, total - 1);  // past the end: repeats the last, not written
-      int lo = 0, hi = E - 1;
-      while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (tile_start[mid] <= t)
-          lo = mid;
-        else
-          hi = mid - 1;
-      }
-      row[u] = lo, j[u] = int64_t(first_nz[lo]) + (t - tile_start[lo]);
+  for (int r = 0; r < kRowsAWarp; ++r) {
+    const int i = warp + kTileWarps * r;
+    j[r] = i < E ? first_nz[i] + lane : 0, end[r] = i < E ? end_nz[i] : 0;
+  }
+  for (bool more = true; more;) {
+    int col[kRowsAWarp];
+#pragma unroll
+    for (int r = 0; r < kRowsAWarp; ++r) col[r] = j[r] < end[r] ? p.cols[j[r]] : 0;
+    more = false;
+#pragma unroll
+    for (int r = 0; r < kRowsAWarp; ++r) {
+      if (j[r] < end[r]) sddmm_write(p, j[r], dots[(warp + kTileWarps * r) * kTileDotPitch + col[r] - c0]);
+      j[r] += 32;
+      more |= j[r] < end[r];
     }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) col[u] = p.cols[j[u]];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (t0 + u * kTileThreads < total) sddmm_write(p, j[u], dots[row[u] * kTileDotPitch + col[u] - c0]);
   }
 }
 
