@@ -8,8 +8,6 @@
 //   rsh_tiles  the same with kDenseTiles (Tensor Cores over C's CSR, dense 64 x 64 tiles)
 //   rsh_panels<P> the same with kPanels and Tuning::sddmm_panel_rows = P (16, 64, 256): spans over C's
 //              nonzeros in panels of P rows, each panel's by column
-//   rsh_staged<P> the same with kStagedPanels (P = 16, 64): each block's spans read their panel's rows of X
-//              from shared memory
 //   rsh_format the same through the handle's format (Tuning::sddmm_kernels = kFormat: Tensor-Core tiles
 //              and residual rows into value slots, then gathered)
 //   rsh_free   the handle-free rsh::sddmm(exec, 1, X, Y, 0, C) (stream timing: it waits for its check)
@@ -217,11 +215,10 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     if (impl_name == "rsh_spans") o.tuning.sddmm_kernels = SddmmKernels::kCsr;
     if (impl_name == "rsh_tiles") o.tuning.sddmm_kernels = SddmmKernels::kDenseTiles;
     if (impl_name == "rsh_format") o.tuning.sddmm_kernels = SddmmKernels::kFormat;
-    for (const std::string prefix : {"rsh_panels", "rsh_staged"})
-      if (impl_name.rfind(prefix, 0) == 0) {
-        o.tuning.sddmm_kernels = prefix == "rsh_panels" ? SddmmKernels::kPanels : SddmmKernels::kStagedPanels;
-        o.tuning.sddmm_panel_rows = std::stoi(impl_name.substr(prefix.size()));
-      }
+    if (impl_name.rfind("rsh_panels", 0) == 0) {
+      o.tuning.sddmm_kernels = SddmmKernels::kPanels;
+      o.tuning.sddmm_panel_rows = std::stoi(impl_name.substr(std::string("rsh_panels").size()));
+    }
     handle.first = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
@@ -246,7 +243,7 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
                     int k) {
   const std::string key = "sddmm/" + src.name + "/" + scalar + "/k=" + std::to_string(k);
   for (const char* impl_name : {"cusparse", "rsh", "rsh_spans", "rsh_tiles", "rsh_panels16", "rsh_panels64",
-                                "rsh_panels256", "rsh_staged16", "rsh_staged64", "rsh_format", "rsh_free"}) {
+                                "rsh_panels256", "rsh_format", "rsh_free"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

@@ -113,12 +113,11 @@ constexpr int64_t kMaxPanelNnz = int64_t(1) << 30;
 
 /// Which kernels a handle's SDDMM runs on the CUDA backend.
 enum class SddmmKernels {
-  kAuto,          ///< kCsr or kDenseTiles by C's shape and fill (cuda::sddmm_csr_auto_kernel)
-  kCsr,           ///< CUDA cores over C's CSR arrays, spans of 8 nonzeros, written in C's order (one launch)
-  kDenseTiles,    ///< Tensor Cores over C's CSR in dense 64 x 64 tiles (one launch; kCsr where C's rows are unsorted)
-  kFormat,        ///< the handle's format: Tensor-Core tiles and residual rows into value slots, then gathered
-  kPanels,        ///< kCsr's spans over C's nonzeros in row panels, each panel's by column (sddmm_panel_rows)
-  kStagedPanels,  ///< kPanels' order, a block's spans reading their panel's rows of X from shared memory
+  kAuto,        ///< kCsr or kDenseTiles by C's shape and fill (cuda::sddmm_csr_auto_kernel)
+  kCsr,         ///< CUDA cores over C's CSR arrays, spans of 8 nonzeros, written in C's order (one launch)
+  kDenseTiles,  ///< Tensor Cores over C's CSR in dense 64 x 64 tiles (one launch; kCsr where C's rows are unsorted)
+  kFormat,      ///< the handle's format: Tensor-Core tiles and residual rows into value slots, then gathered
+  kPanels,      ///< kCsr's spans over C's nonzeros in row panels, each panel's by column (sddmm_panel_rows)
 };
 
 struct Tuning {
@@ -166,8 +165,8 @@ struct Tuning {
   int64_t reorder_cache_rows = -1;
   /// The CUDA backend's SDDMM kernels (the portable backends have one).
   SddmmKernels sddmm_kernels = SddmmKernels::kAuto;
-  /// Rows of a panel of SddmmKernels::kPanels and kStagedPanels: a panel's nonzeros are walked by column, so that those
-  /// of a column share its row of Y, while the panel's rows of X stay in L1. >= 1.
+  /// Rows of a panel of SddmmKernels::kPanels: a panel's nonzeros are walked by column, so that those of a column
+  /// share its row of Y, while the panel's rows of X stay in L1. >= 1.
   int sddmm_panel_rows = 64;
 };
 

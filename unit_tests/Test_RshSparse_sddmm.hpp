@@ -102,18 +102,17 @@ class SddmmTest : public KokkosTest<Cfg> {
       EXPECT_LE(worst_error(A, Xd, Yd, alpha, beta, before, values_of(C)), tol);
     };
     using Experimental::SddmmKernels;
-    for (const auto kernels : {SddmmKernels::kCsr, SddmmKernels::kDenseTiles, SddmmKernels::kPanels,
-                               SddmmKernels::kStagedPanels, SddmmKernels::kFormat}) {
+    for (const auto kernels :
+         {SddmmKernels::kCsr, SddmmKernels::kDenseTiles, SddmmKernels::kPanels, SddmmKernels::kFormat}) {
       Options o = opt;
       o.tuning.sddmm_kernels = kernels;
       // Panels of 7 rows: panels end inside the test matrices, spans cross them.
       o.tuning.sddmm_panel_rows = 7;
       Handle handle(o);
-      error_of(kernels == SddmmKernels::kCsr            ? "handle, CSR spans"
-               : kernels == SddmmKernels::kDenseTiles   ? "handle, CSR dense tiles"
-               : kernels == SddmmKernels::kPanels       ? "handle, CSR spans in panel order"
-               : kernels == SddmmKernels::kStagedPanels ? "handle, CSR spans in panel order, X's rows staged"
-                                                        : "handle, format kernels",
+      error_of(kernels == SddmmKernels::kCsr          ? "handle, CSR spans"
+               : kernels == SddmmKernels::kDenseTiles ? "handle, CSR dense tiles"
+               : kernels == SddmmKernels::kPanels     ? "handle, CSR spans in panel order"
+                                                      : "handle, format kernels",
                sddmm_tolerance<Scalar>(o), [&](const Matrix& C) {
                  rsh::sddmm(ExecSpace(), &handle, static_cast<Scalar>(alpha), X, Y, static_cast<Scalar>(beta), C);
                });

@@ -208,6 +208,20 @@ TEST(CudaSddmmPanelOrder, EachPanelByColumnThenPosition) {
                std::invalid_argument);
 }
 
+/// kAuto's CSR SDDMM kernel by A's tiles and their fill (no device needed): dense tiles from 12% fill with 128 tiles
+/// or more, from 25% with 64 to 127, never with fewer or with unsorted rows.
+TEST(CudaSddmmAutoKernel, DenseTilesByTileCountAndFill) {
+  using rsh::cuda::sddmm_csr_auto_kernel;
+  using rsh::cuda::SddmmCsrKernel;
+  const auto nnz_at = [](int64_t tiles, double fill) { return static_cast<int64_t>(fill * 4096.0 * tiles) + 1; };
+  EXPECT_EQ(sddmm_csr_auto_kernel(1024, 512, nnz_at(128, 0.12), true), SddmmCsrKernel::kDenseTiles);
+  EXPECT_EQ(sddmm_csr_auto_kernel(1024, 512, nnz_at(128, 0.11), true), SddmmCsrKernel::kSpans);
+  EXPECT_EQ(sddmm_csr_auto_kernel(512, 512, nnz_at(64, 0.25), true), SddmmCsrKernel::kDenseTiles);
+  EXPECT_EQ(sddmm_csr_auto_kernel(512, 512, nnz_at(64, 0.2), true), SddmmCsrKernel::kSpans);
+  EXPECT_EQ(sddmm_csr_auto_kernel(128, 1152, nnz_at(36, 0.5), true), SddmmCsrKernel::kSpans);
+  EXPECT_EQ(sddmm_csr_auto_kernel(1024, 512, nnz_at(128, 0.5), false), SddmmCsrKernel::kSpans);
+}
+
 /// A random dense matrix in float, and the same values in double for the reference.
 struct FloatDense {
   std::vector<float> f;
@@ -278,41 +292,6 @@ TEST(CudaSddmmTileStarts, RowRangesAndTheTilesThatReadThem) {
   EXPECT_THROW(
       rsh::cuda::sddmm_csr_tile_starts<int64_t>(nullptr, 1, 1, int64_t(INT_MAX) + 1, nullptr, nullptr, nullptr),
       std::invalid_argument);
-}
-
-/// The staged-panel SDDMM (SddmmCsrKernel::kStagedPanels) through the raw API against the double reference:
-/// panels of 7 rows (a block's spans reach into further panels, read from X) and of 64, k from one piece a row
-/// to the 64 KiB of a staged panel (float, k = 256: past the default 48 KiB of shared memory) and past it (k = 300:
-/// the spans in panel order instead), over unsorted rows with duplicates; a panel order without its panel
-/// rows is rejected.
-TEST(CudaSddmmStagedPanels, AgainstTheHostReference) {
-  if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
-  using rsh::cuda::SddmmCsrKernel;
-  const uint64_t seed = rsh::test::fresh_seed();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const auto A = rsh::test::shuffled_with_duplicates(rsh::test::random_crs(300, 260, 40, seed, true), seed);
-  const DeviceCsrCopy<float, int> dA(A);
-  const int64_t entries = rsh::cuda::sddmm_csr_panel_entries(A.nnz());
-  DeviceArray<int> order(3 * entries);
-  DeviceArray<float> out(static_cast<size_t>(A.nnz()));
-  for (int panel_rows : {7, 64}) {
-    rsh::cuda::sddmm_csr_panel_order(dA.csr.row_map, dA.csr.num_rows, A.nnz(), dA.csr.entries, panel_rows, order.get(),
-                                     order.get() + entries, order.get() + 2 * entries, nullptr);
-    const rsh::cuda::SddmmCsrPrepared prepared{
-        nullptr, {order.get(), order.get() + entries, order.get() + 2 * entries, panel_rows}};
-    for (int k : {4, 128, 256, 300}) {
-      SCOPED_TRACE("panel_rows " + std::to_string(panel_rows) + " k " + std::to_string(k));
-      const FloatDense X(A.num_rows, k, seed + 1), Y(A.num_cols, k, seed + 2);
-      const DeviceArray<float> dX(X.f), dY(Y.f);
-      rsh::cuda::sddmm_csr(dA.csr, SddmmCsrKernel::kStagedPanels, prepared, 1.5f, dX.get(), k, dY.get(), k, k, 0.f,
-                           out.get(), nullptr);
-      EXPECT_LE(sddmm_worst_error(A, X.d, Y.d, 1.5, out.download()), 1e-5);
-    }
-  }
-  rsh::cuda::SddmmCsrPrepared unsized{nullptr, {order.get(), order.get() + entries, order.get() + 2 * entries, 0}};
-  EXPECT_THROW(rsh::cuda::sddmm_csr(dA.csr, SddmmCsrKernel::kStagedPanels, unsized, 1.f, out.get(), 4, out.get(), 4, 4,
-                                    0.f, out.get(), nullptr),
-               std::invalid_argument);
 }
 
 }  // namespace

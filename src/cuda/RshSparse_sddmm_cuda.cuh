@@ -10,7 +10,6 @@
 #include <string>
 
 #include "cuda/RshSparse_sddmm_kernel.cuh"
-#include "cuda/RshSparse_sddmm_panel_kernel.cuh"
 #include "cuda/RshSparse_sddmm_tile_kernel.cuh"
 #include "cuda/RshSparse_sort_pairs_cuda.hpp"
 #include "cuda/RshSparse_spmm_csr.cuh"
@@ -133,7 +132,7 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   SddmmCsrParams<T, Offset, OutT> p{};
   p.row_map = A.row_map, p.cols = A.entries, p.num_rows = A.num_rows, p.num_cols = A.num_cols, p.nnz = A.nnz;
   p.span_rows = prepared.span_rows, p.out = out, p.alpha = alpha, p.beta = beta;
-  if (kernel == SddmmCsrKernel::kPanels || kernel == SddmmCsrKernel::kStagedPanels) p.panels = prepared.panels;
+  if (kernel == SddmmCsrKernel::kPanels) p.panels = prepared.panels;
   p.group = sddmm_group<T>(k);
   p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
   if (kernel == SddmmCsrKernel::kDenseTiles) {
@@ -145,14 +144,6 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
     sddmm_tile_kernel<T, Offset, OutT>
         <<<static_cast<unsigned>(tiles), kTileThreads, tile_smem_bytes<T>(k), stream>>>(p);
     check_launch("sddmm_tile_kernel");
-    return;
-  }
-  const int64_t staged_bytes = sddmm_staged_panel_bytes(p.panels.panel_rows, k, int(sizeof(T)));
-  if (kernel == SddmmCsrKernel::kStagedPanels && staged_bytes <= kSddmmMaxStagedBytes) {
-    allow_dynamic_smem<sddmm_panel_kernel<T, Offset, OutT>>(kSddmmMaxStagedBytes);
-    sddmm_panel_kernel<T, Offset, OutT>
-        <<<panel_blocks(sddmm_csr_num_spans(A.nnz), p.group), kSddmmThreadsPerBlock, size_t(staged_bytes), stream>>>(p);
-    check_launch("sddmm_panel_kernel");
     return;
   }
   // A grid the batched kernel runs in one wave is latency-bound: its spans wait for memory once a batch. A
@@ -372,9 +363,8 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, const Sddmm
   check_sddmm_args(who, A.num_rows, A.num_cols, X, ldx, Y, ldy, k);
   if (A.nnz == 0) return;
   const bool unprepared = (kernel == SddmmCsrKernel::kSpans && !prepared.span_rows) ||
-                          ((kernel == SddmmCsrKernel::kPanels || kernel == SddmmCsrKernel::kStagedPanels) &&
-                           (!prepared.panels.rows || !prepared.panels.cols || !prepared.panels.positions ||
-                            prepared.panels.panel_rows < 1));
+                          (kernel == SddmmCsrKernel::kPanels &&
+                           (!prepared.panels.rows || !prepared.panels.cols || !prepared.panels.positions));
   if (A.num_rows <= 0 || !A.row_map || !A.entries || !out || unprepared)
     throw std::invalid_argument(std::string(who) + ": null arrays or no rows for nonzeros");
   launch_sddmm_csr(A, kernel, prepared, alpha, X, ldx, Y, ldy, k, beta, out, stream);

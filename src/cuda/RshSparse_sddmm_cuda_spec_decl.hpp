@@ -4,9 +4,8 @@
 // reach the kernels as row-major arrays (LayoutLeft ones through a
 // LayoutRight copy); double (no FP64 SDDMM kernel) and SpmmAlgorithm::kPortable
 // take the portable kernels. With a handle, Tuning::sddmm_kernels picks the
-// CSR kernels (spans in C's order or in panel order, with or without the
-// panel's rows of X staged, or dense tiles; kAuto dense tiles by C's shape,
-// else the panel order) or the format's.
+// CSR kernels (spans in C's order or in panel order, or dense tiles; kAuto
+// dense tiles by C's shape and fill, else the panel order) or the format's.
 #include <climits>
 #include <string>
 #include <type_traits>
@@ -102,8 +101,6 @@ cuda::SddmmCsrKernel sddmm_csr_kernel_of(const Kokkos::Cuda& exec, Handle& h, co
   if (kernels == Experimental::SddmmKernels::kCsr) return cuda::SddmmCsrKernel::kSpans;
   if (kernels == Experimental::SddmmKernels::kPanels)
     return sddmm_panel_reuse(exec, h, csr) > 0 ? cuda::SddmmCsrKernel::kPanels : cuda::SddmmCsrKernel::kSpans;
-  if (kernels == Experimental::SddmmKernels::kStagedPanels)
-    return sddmm_panel_reuse(exec, h, csr) > 0 ? cuda::SddmmCsrKernel::kStagedPanels : cuda::SddmmCsrKernel::kSpans;
   if (sorted < 0) sorted = cuda::csr_rows_sorted(csr.row_map, csr.num_rows, csr.nnz, csr.entries, exec.cuda_stream());
   if (kernels == Experimental::SddmmKernels::kDenseTiles)
     return sorted == 1 && cuda::sddmm_csr_num_tiles(csr.num_rows, csr.num_cols) <= int64_t(0x7fffffff)
@@ -133,12 +130,10 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
   cuda::SddmmCsrPrepared prepared;
   prepared.span_rows = span_rows.data();
   if (kernel == cuda::SddmmCsrKernel::kDenseTiles) prepared.tile_starts = sddmm_tile_starts(exec, h, csr);
-  const int panel_rows = h.options().tuning.sddmm_panel_rows;
-  const bool staged = kernel == cuda::SddmmCsrKernel::kStagedPanels;
-  if (kernel == cuda::SddmmCsrKernel::kPanels || staged) {
+  if (kernel == cuda::SddmmCsrKernel::kPanels) {
     const int* order = h.backend_state().sddmm_panel_order.data();
     const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);
-    prepared.panels = cuda::SddmmPanelOrder{order, order + entries, order + 2 * entries, panel_rows};
+    prepared.panels = cuda::SddmmPanelOrder{order, order + entries, order + 2 * entries};
   }
   const auto x = row_major_on(exec, X);
   const auto y = row_major_on(exec, Y);
@@ -147,14 +142,11 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
                   static_cast<float>(beta), reinterpret_cast<Element*>(MatrixAccess<Matrix>::values(C).data()),
                   exec.cuda_stream());
   const bool tiles = kernel == cuda::SddmmCsrKernel::kDenseTiles;
-  const bool staged_rows =
-      staged && cuda::sddmm_staged_panel_bytes(panel_rows, k, int(sizeof(Element))) <= cuda::kSddmmMaxStagedBytes;
-  const std::string span_walk =
-      kernel == cuda::SddmmCsrKernel::kPanels || staged
-          ? "spans of 8 nonzeros in panels of " + std::to_string(panel_rows) + " rows by column" +
-                (staged_rows ? std::string(", the panel's rows of X in shared memory,") : std::string()) +
-                " on CUDA cores"
-          : std::string("spans of 8 nonzeros on CUDA cores");
+  const std::string span_walk = kernel == cuda::SddmmCsrKernel::kPanels
+                                    ? "spans of 8 nonzeros in panels of " +
+                                          std::to_string(h.options().tuning.sddmm_panel_rows) +
+                                          " rows by column on CUDA cores"
+                                    : std::string("spans of 8 nonzeros on CUDA cores");
   h.set_backend_description(std::string("CUDA: SDDMM over the CSR, ") +
                             (tiles ? std::string("dense 64 x 64 tiles on Tensor Cores") : span_walk) + ", in " +
                             (tiles && std::is_same<Element, float>::value

@@ -228,45 +228,11 @@ constexpr int sddmm_span_batch() {
   return sizeof(T) == 2 ? 4 : kSddmmCsrSpan;
 }
 
-/// Stages words [w0, w0 + words) (whole 16-byte pieces) of rows [first, first + rows) of M into s (`rows` rows
-/// at `pitch` words), run by threads 0 .. kThreads - 1 of the block; rows past `count` and features past M's n as
-/// zero. 16-byte cp.async where M's rows allow it (M.vec: then n is a multiple of 8 and a piece wholly in or
-/// out), else through registers. The caller commits and waits.
-template <class T, int kThreads>
-__device__ __forceinline__ void stage_rows(const DenseRef<const T>& M, int64_t first, int64_t count, int rows, int w0,
-                                           int words, int pitch, uint32_t* s) {
-  constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
-  const int pieces = words / 4;
-  for (int i = threadIdx.x; i < rows * pieces; i += kThreads) {
-    const int r = i / pieces, w = w0 + i % pieces * 4, f = w * 4 / int(sizeof(T));
-    uint32_t* dst = s + r * pitch + (w - w0);
-    if (M.vec) {
-      const bool in = r < count && f < M.n;
-      cp_async_16(dst, in ? M.ptr + (first + r) * M.row_stride + f : M.ptr, in);
-    } else {
-      RawRow<T, V> v;
-      v.load(M, r < count ? int(first + r) : -1, f);
-      *reinterpret_cast<uint4*>(dst) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
-    }
-  }
-}
-
-/// X's rows as the spans load them: from X itself.
-template <class T>
-struct XRowsFromMemory {
-  const DenseRef<const T>& X;
-  template <int V>
-  __device__ __forceinline__ void operator()(RawRow<T, V>& x, int row, int f) const {
-    x.load(X, row, f);
-  }
-};
-
 /// One span's dot products, reduced over its group and written: span `span` of the group of G = p.group
 /// lanes this thread belongs to (lane = threadIdx.x % G), loading the rows of B nonzeros at a time (see
-/// sddmm_span_batch), X's rows through load_x(x, row, f). The group returns early past the last span.
-template <int B, class T, class Offset, class OutT, class LoadX>
-__device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>& p, int64_t span,
-                                           const LoadX& load_x) {
+/// sddmm_span_batch). The group returns early past the last span.
+template <int B, class T, class Offset, class OutT>
+__device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>& p, int64_t span) {
   constexpr int V = sddmm_lane_features<T>(), S = kSddmmCsrSpan;
   static_assert(S == 8, "the reduce-scatter below halves eight sums three times");
   static_assert(S % B == 0, "whole batches a span");
@@ -314,11 +280,11 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
   for (int f = lane * V; f < p.X.n; f += G * V) {
     RawRow<T, V> xi, yi;  // the rows of nonzero i
     if constexpr (B == 1) {
-      load_x(xi, rows[0], f);
+      xi.load(p.X, rows[0], f);
       yi.load(p.Y, cols[0], f);
 #pragma unroll
       for (int i = 0; i < S; ++i) {
-        if (i > 0 && rows[i] != rows[i - 1]) load_x(xi, rows[i], f);
+        if (i > 0 && rows[i] != rows[i - 1]) xi.load(p.X, rows[i], f);
         if (i > 0 && cols[i] != cols[i - 1]) yi.load(p.Y, cols[i], f);
 #pragma unroll
         for (int v = 0; v < V; ++v) sum[i] = fmaf(xi.get(v), yi.get(v), sum[i]);
@@ -329,7 +295,7 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
         RawRow<T, V> x[B], y[B];
 #pragma unroll
         for (int i = b; i < b + B; ++i) {
-          if (i == 0 || rows[i] != rows[i - 1]) load_x(x[i - b], rows[i], f);
+          if (i == 0 || rows[i] != rows[i - 1]) x[i - b].load(p.X, rows[i], f);
           if (i == 0 || cols[i] != cols[i - 1]) y[i - b].load(p.Y, cols[i], f);
         }
 #pragma unroll
@@ -362,7 +328,7 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
 template <class T, class Offset, class OutT, int B>
 __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
   const int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / p.group;
-  sddmm_span<B>(p, span, XRowsFromMemory<T>{p.X});
+  sddmm_span<B>(p, span);
 }
 
 }  // namespace detail

@@ -65,6 +65,29 @@ constexpr size_t tile_smem_bytes(int k) {
 }
 constexpr size_t kTileMaxSmemBytes = size_t(2 * kTileEdge * (kTileChunkWords + 4)) * 4;
 
+/// Stages words [w0, w0 + words) (whole 16-byte pieces) of rows [first, first + rows) of M into s (`rows` rows
+/// at `pitch` words), run by threads 0 .. kThreads - 1 of the block; rows past `count` and features past M's n as
+/// zero. 16-byte cp.async where M's rows allow it (M.vec: then n is a multiple of 8 and a piece wholly in or
+/// out), else through registers. The caller commits and waits.
+template <class T, int kThreads>
+__device__ __forceinline__ void stage_rows(const DenseRef<const T>& M, int64_t first, int64_t count, int rows, int w0,
+                                           int words, int pitch, uint32_t* s) {
+  constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
+  const int pieces = words / 4;
+  for (int i = threadIdx.x; i < rows * pieces; i += kThreads) {
+    const int r = i / pieces, w = w0 + i % pieces * 4, f = w * 4 / int(sizeof(T));
+    uint32_t* dst = s + r * pitch + (w - w0);
+    if (M.vec) {
+      const bool in = r < count && f < M.n;
+      cp_async_16(dst, in ? M.ptr + (first + r) * M.row_stride + f : M.ptr, in);
+    } else {
+      RawRow<T, V> v;
+      v.load(M, r < count ? int(first + r) : -1, f);
+      *reinterpret_cast<uint4*>(dst) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+    }
+  }
+}
+
 /// The first position in [lo, hi) of a sorted row whose column is >= c.
 template <class Offset>
 __device__ __forceinline__ Offset lower_bound_column(const int* cols, Offset lo, Offset hi, int c) {
@@ -133,8 +156,8 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
   const int64_t r0 = blockIdx.x / tiles_per_row * E;
   const int c0 = int(blockIdx.x % tiles_per_row * E);
   const int64_t x_rows = p.num_rows - r0, y_rows = int64_t(p.num_cols) - c0;
-  __shared__ Offset first_nz[E];     // row i's first nonzero in the tile
-  __shared__ Offset end_nz[E];       // and one past its last
+  __shared__ Offset first_nz[E];  // row i's first nonzero in the tile
+  __shared__ Offset end_nz[E];    // and one past its last
   extern __shared__ __align__(16) uint32_t shared[];
   const int tid = threadIdx.x;
   const int k_words = (p.X.n * int(sizeof(T)) + 3) / 4, chunk = tile_chunk_words<T>(p.X.n), pitch = tile_pitch(chunk);

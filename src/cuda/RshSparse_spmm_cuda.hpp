@@ -151,20 +151,19 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
 /// Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows sorted by column (duplicates
 /// allowed) and pays where A fills its tiles. kPanels: the spans over A's nonzeros in panel order
 /// (sddmm_csr_panel_order), where a span's nonzeros share Y's rows and a panel's X rows stay in L1.
-/// kStagedPanels: the same order, each block's spans reading their panel's rows of X from shared memory, where
-/// they fit 64 KiB (else kPanels).
-enum class SddmmCsrKernel { kSpans, kDenseTiles, kPanels, kStagedPanels };
+enum class SddmmCsrKernel { kSpans, kDenseTiles, kPanels };
 
 /// Tiles of 64 x 64 over an A of rows x cols.
 constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
   return ((rows + 63) / 64) * ((cols + 63) / 64);
 }
 
-/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted, there are at least 128 tiles
-/// (with fewer, the spans' finer work spreads better over the SMs) and A fills its tiles to at least 12% (a
-/// tile computes all its 4096 products from staged rows, a span loads rows of X and Y per nonzero); else spans.
-/// Chosen on the H100 over the shared matrices at k = 32, 64, 128 against the spans in panel order, which a
-/// handle runs where this says spans (perf_tests/results/h100_2026-11-27b.md).
+/// The kernel sddmm_csr runs unless told: dense tiles where A's rows are sorted and A fills its tiles to at least
+/// 12% with 128 tiles or more, or to at least 25% with 64 to 127 (a tile computes all its 4096 products from
+/// staged rows, a span loads rows of X and Y per nonzero; with few tiles the spans' finer work spreads better
+/// over the SMs unless the tiles are dense); else spans. Chosen on the H100 over the shared matrices at k = 32,
+/// 64, 128 against the spans in panel order, which a handle runs where this says spans
+/// (perf_tests/results/h100_2026-11-27b.md; the 64-tile rule h100_2026-11-27f.md).
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
@@ -192,18 +191,9 @@ struct SddmmPanelOrder {
   const int* rows = nullptr;
   const int* cols = nullptr;
   const int* positions = nullptr;
-  int panel_rows = 0;  ///< the rows of a panel it was built with
 };
 constexpr int64_t sddmm_csr_panel_entries(int64_t nnz) {
   return sddmm_csr_num_spans(nnz) * kSddmmCsrSpan;
-}
-
-/// Shared memory a block of kStagedPanels stages its panel of X's rows in: panel_rows rows of k elements of
-/// element_bytes each, in whole 16-byte pieces. The kernel runs where this is at most kSddmmMaxStagedBytes, else
-/// kPanels does.
-constexpr int64_t kSddmmMaxStagedBytes = 64 * 1024;
-constexpr int64_t sddmm_staged_panel_bytes(int panel_rows, int k, int element_bytes) {
-  return int64_t(panel_rows) * ((int64_t(k) * element_bytes + 15) / 16 * 16);
 }
 
 /// Device memory the panel order's build holds at its peak for nnz nonzeros, the order included: the order's 12
@@ -232,8 +222,8 @@ template <class Offset>
 void sddmm_csr_tile_starts(const Offset* row_map, int num_rows, int num_cols, int64_t nnz, const int* entries,
                            int* starts, cudaStream_t stream);
 
-/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels and
-/// kStagedPanels, the tile starts for kDenseTiles (optional: without them each tile searches its rows).
+/// What a handle prepared for sddmm_csr's kernels: the span rows for kSpans, the panel order for kPanels, the
+/// tile starts for kDenseTiles (optional: without them each tile searches its rows).
 struct SddmmCsrPrepared {
   const int* span_rows = nullptr;
   SddmmPanelOrder panels;
@@ -242,7 +232,7 @@ struct SddmmCsrPrepared {
 
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one
 /// launch, no check of A and no synchronisation. kSpans needs the span rows from sddmm_csr_span_rows;
-/// kPanels and kStagedPanels the panel order from sddmm_csr_panel_order; kDenseTiles needs rows sorted
+/// kPanels the panel order from sddmm_csr_panel_order; kDenseTiles needs rows sorted
 /// (csr_rows_sorted) and at most 2^31 - 1 tiles, and reads the tile starts where given. Instantiated as
 /// sddmm_csr.
 template <class T, class Offset, class OutT>

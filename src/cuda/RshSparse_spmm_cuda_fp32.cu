@@ -17,8 +17,9 @@ template bool csr_rows_sorted<int64_t>(const int64_t*, int, int64_t, const int*,
 
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted) {
   const int64_t tiles = sddmm_csr_num_tiles(rows, cols);
-  if (!rows_sorted || tiles < 128 || tiles > int64_t(0x7fffffff)) return SddmmCsrKernel::kSpans;
-  return double(nnz) >= 0.12 * 4096.0 * double(tiles) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
+  if (!rows_sorted || tiles < 64 || tiles > int64_t(0x7fffffff)) return SddmmCsrKernel::kSpans;
+  const double fill = double(nnz) / (4096.0 * double(tiles));
+  return fill >= (tiles >= 128 ? 0.12 : 0.25) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
 }
 
 bool device_available() {
