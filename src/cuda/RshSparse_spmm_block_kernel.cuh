@@ -274,7 +274,7 @@ __device__ __forceinline__ void cluster_sync_release_acquire() {
 /// clusters of 1, 2, 4 or 8 along x. Rounds of RoundSteps column blocks
 /// (BlockMma's round or twice it), Stages of them staged at once (1, or 2:
 /// double buffering); two short rounds' shared memory holds one CTA an SM.
-/// Template parameters: with a runtime stage count one stage ran 1-4% slower on the H100 (h100_2026-11-23g.md).
+/// Template parameters: with a runtime stage count, one stage ran slower (perf_tests/results/MODELS.md).
 template <class T, class OutT, Tf32Split S, int RoundSteps, int Stages>
 __global__ void __launch_bounds__(kBlockThreads, 2) block_kernel(const BlockParams<T, OutT> p) {  // 2 CTAs: smem
   static_assert(RoundSteps * Stages <= kBlockMaxStages * BlockMma<T>::kRoundSteps, "shared memory of two rounds");

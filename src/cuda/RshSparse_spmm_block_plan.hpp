@@ -13,9 +13,8 @@ namespace cuda {
 namespace detail {
 
 constexpr int kBlockMaxCluster = 8;  ///< portable cluster size: CTAs sharing one 64 x 64 tile of C
-/// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90): on the H100 up to 2.8x slower than the
-/// planner's choice of 1-8 on every DLMC layer shape in both precisions but 128 x 1152 TF32 (x0.89;
-/// perf_tests/results/h100_2026-11-23f.md), so the planner stays within 8.
+/// KernelConfig::dense_cluster may ask for 16 (non-portable, sm_90). The planner stays within 8: 16 was the
+/// slower on every DLMC layer shape but one (perf_tests/results/MODELS.md).
 constexpr int kBlockMaxWideCluster = 16;
 constexpr int kBlockMaxStages = 2;  ///< rounds of staged blocks in shared memory at once
 
@@ -58,9 +57,8 @@ inline BlockLaunch plan_block_launch(const impl::DenseBlockLayout& l, int slices
     return resident > 0 ? (grid_clusters + resident - 1) / resident : grid_clusters + 1;
   };
   // The smallest cluster that gives the grid 64 CTAs and each CTA at most two rounds of staged blocks
-  // (each round is a memory round trip). On the H100 over the DLMC layer shapes at every cluster size
-  // (perf_tests/results/h100_2026-11-23d.md) this came within 2% (FP16) / 1% (TF32) of the best size,
-  // where "until ~100 CTAs" was 5% / 4% off.
+  // (each round is a memory round trip): enough CTAs to spread the layer, no more rounds than two stages
+  // hide. It came closest to the best size of every DLMC layer shape (perf_tests/results/MODELS.md).
   int cluster = config.dense_cluster;
   if (cluster == 0) {
     cluster = 1;
@@ -77,14 +75,13 @@ inline BlockLaunch plan_block_launch(const impl::DenseBlockLayout& l, int slices
       cluster /= 2;
   }
   // Rounds of twice the length (in one stage) only where KernelConfig asks for them: against two stages
-  // of short rounds they were as often slower as faster (h100_2026-11-23g.md, section 2).
+  // of short rounds they were as often slower as faster.
   const int round_steps = config.dense_round_steps != 0 ? config.dense_round_steps : round;
   int stages = config.dense_stages;
   if (stages == 0 && round_steps > round) stages = 1;
   // Two stages (double buffering, one CTA an SM) where a CTA has more than one round and the grid fits
-  // in one wave of two-stage clusters. On the H100 (perf_tests/results/h100_2026-11-23g.md), against the
-  // one-stage kernel in the same call: 2048 x 512 x0.90 FP16 / x0.87 TF32, 512 x 2048 x0.95 FP16; past one
-  // wave two stages lose (TF32 512 x 2048 in clusters of 8: x1.23).
+  // in one wave of two-stage clusters: the second stage hides a round trip, but its shared memory halves
+  // the CTAs resident, so past one wave the later CTAs wait a whole wave.
   if (stages == 0) {
     const bool one_wave = cluster <= kBlockMaxCluster && grid_clusters <= waves.two_stages[cluster_index(cluster)];
     stages = (l.col_blocks + cluster - 1) / cluster > round && one_wave ? 2 : 1;

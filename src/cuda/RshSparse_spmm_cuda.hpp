@@ -163,7 +163,7 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
 /// staged rows, a span loads rows of X and Y per nonzero; with few tiles the spans' finer work spreads better
 /// over the SMs unless the tiles are dense); else spans. Chosen on the H100 over the shared matrices at k = 32,
 /// 64, 128 against the spans in panel order, which a handle runs where this says spans
-/// (perf_tests/results/h100_2026-11-27b.md; the 64-tile rule h100_2026-11-27f.md).
+/// (perf_tests/results/MODELS.md).
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on

@@ -471,8 +471,7 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
 
   detail::SpmmParams<T, OutT> p{};
   // Tensor-Core part: K warps share an (item, slice) when there are too few tasks to fill the GPU
-  // (plan_tc_warps; measured on the H100, perf_tests/results/h100_2026-11-22.md: K = 4 won at 500-700
-  // tasks, K = 1 at 10k-16k tasks).
+  // (plan_tc_warps).
   constexpr int kSlice = detail::tc_slice_features<T>();
   const int64_t tasks = int64_t(d.tc_num_items) * ((n + kSlice - 1) / kSlice);
   const int64_t mean_tiles = d.tc_num_items ? (int64_t(d.num_tiles) + d.tc_num_items - 1) / d.tc_num_items : 1;

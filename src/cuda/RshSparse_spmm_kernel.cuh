@@ -51,9 +51,7 @@ __device__ __forceinline__ void spmm_prologue(const Params& p) {
 
 /// Batch of the fused kernel's residual loop: single rows, the next one
 /// requested before the current one is multiplied (batches of 2 spill at its
-/// 64 registers). Against the previous loop unrolled by 4, RowStructured, 95
-/// shared matrices (perf_tests/results/h100_2026-11-23b.md): rsh time x0.986
-/// FP16, x0.974 TF32, no matrix slower.
+/// 64 registers).
 constexpr int kFusedResidualBatch = 1;
 
 template <class T, class OutT, Tf32Split S>
@@ -69,16 +67,11 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
 /// paid): a latency-bound loop (Nsight Compute: long-scoreboard stalls) that
 /// requests the B rows of the next batch before multiplying the current one.
-/// Its CTAs run residual items only.
-/// Measured on the H100, 95 shared matrices, CudaCoreOnly
-/// (perf_tests/results/h100_2026-11-23b.md): batches of 2 at >= 3 CTAs per SM
-/// (FP16 63 registers: 4 CTAs; FP32 80: 3) against the previous single batch
-/// of 4 (FP16) / 8 (FP32) rows at 2 CTAs: rsh time x0.94 FP16, x0.96-0.97
-/// TF32 (two runs). Warps count more than loads in flight: the same loop at 2
-/// CTAs per SM x1.14 / x1.06 against 3-4, batches of 1 at 4 CTAs x1.056 /
-/// x1.023, at 5 CTAs x1.045 / x1.122. The CTAs per SM are asked for
-/// explicitly: left at 3, FP16 grew to 72 registers (3 CTAs) with the quad
-/// stride of the FP32 layout and ran x1.02 slower.
+/// Its CTAs run residual items only: batches of 2 rows at 3 (FP32) or 4
+/// (FP16) CTAs an SM, because warps count more than loads in flight (fewer
+/// CTAs with larger batches, and more with single rows, were both slower).
+/// The CTAs per SM are asked for explicitly: left to the compiler, FP16 took
+/// more registers and fewer CTAs (perf_tests/results/MODELS.md).
 constexpr int kResidualBatch = 2;
 template <class T>
 constexpr int residual_min_blocks() {
@@ -89,9 +82,9 @@ constexpr int residual_min_blocks() {
 /// for FP64 4 or 2 (one 16-byte load). Lanes of 4 FP32 features put twice the lanes on an item (G = 32 at n =
 /// 128), halving each lane's chain of dependent loads at twice the shuffles
 /// per useful load: the planner takes them when their grid fits in one wave
-/// (SpmmPlan::spmm). Measured on the H100, TF32 CudaCoreOnly, 95 shared
-/// matrices (perf_tests/results/h100_2026-11-23f.md): grids up to ~440 CTAs
-/// of 4 ran x0.91-0.98 (x1.03 once), larger ones x1.04-1.38.
+/// (SpmmPlan::spmm), where the chain is the time; larger grids are bound by
+/// throughput, where the wider lanes' fewer loads and shuffles win. FP64's
+/// lanes of 2 follow the same rule (perf_tests/results/MODELS.md).
 template <class T, class OutT, int V>
 __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {

@@ -16,7 +16,7 @@ constexpr int64_t kTcMaxSplitWarps = 16384;
 /// grid stays within kTcMaxSplitWarps and each warp keeps a tile. With `one_wave_for_short_items` (FP64) it
 /// doubles past the device's `wave_warps` (resident warps of the kernel) only while each warp keeps four
 /// tiles: a split past one wave pays every warp's fixed cost (its metadata, rows and reduction) again in each
-/// wave, which a short item's tiles do not hide (perf_tests/results/h100_2026-11-27d.md).
+/// wave, which a short item's tiles do not hide (perf_tests/results/MODELS.md).
 inline int plan_tc_warps(int64_t tasks, int64_t mean_tiles, int64_t wave_warps, bool one_wave_for_short_items) {
   constexpr int64_t kMinTilesPastOneWave = 4;
   int K = 1;

@@ -26,8 +26,8 @@ constexpr int kTransposeRows = 8;   ///< thread rows of a CTA (32 x 8 threads, 4
 /// most kColumnMajorInPlaceBBytes (its strided gathers stay in each SM's L1 and the call is launch-bound);
 /// else B goes through a row-major copy, and C is written in place (mode 2) when the operands are at most
 /// kColumnMajorInPlaceCBytes and no work item adds into C with atomics (strided atomics and pre-scaling cost
-/// more than C's copy), else through a copy too (mode 3). Fitted on the H100, FP32, N = 128, the 65 shared
-/// matrices with operands up to 2 MB (perf_tests/results/h100_2026-11-26d.md).
+/// more than C's copy), else through a copy too (mode 3). The sizes are fitted on the H100
+/// (perf_tests/results/MODELS.md).
 constexpr int64_t kColumnMajorInPlaceBBytes = int64_t(96) << 10;
 constexpr int64_t kColumnMajorInPlaceCBytes = int64_t(2) << 20;
 

@@ -1,15 +1,10 @@
 #pragma once
 // Partition::kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix,
 // whichever a linear model of the kernel time predicts fastest, and for
-// CudaCoreOnly the residual piece length the same way. Fitted on the H100
-// over the 95 shared matrices at N = 128 (per Arithmetic; GPU time of gated
-// batches): the FP32-level models in h100_2026-11-24.md, the RowStructured model in
-// perf_tests/results/h100_2026-11-23b.md (with the CUDA-core model of then,
-// leave-one-out, the suite's speedup over cuSPARSE went from 1.098x to 1.214x
-// FP16 and from 0.879x to 0.992x TF32), the CudaCoreOnly one with the piece
-// length in h100_2026-11-23e.md, DenseBlocks on the DLMC layers in
-// h100_2026-11-23d.md. scripts/fit_partition_model.py and fit_dense_model.py
-// refit them from benchmark runs under one partition each.
+// CudaCoreOnly the residual piece length the same way. The models are fitted
+// per Arithmetic on the H100 at N = 128 (GPU time of gated batches) by
+// scripts/fit_partition_model.py and fit_dense_model.py, from benchmark runs
+// under one partition each; perf_tests/results/MODELS.md lists the runs.
 #include <cstdint>
 
 #include "RshSparse_spmm_options.hpp"
@@ -78,12 +73,10 @@ struct PartitionCost {
   double dense_blocks_us(Arithmetic arith) const;
   /// CudaCoreOnly is predicted faster. The model holds only inside the range
   /// it was fitted on (the shared matrices, at most 2.2M nonzeros, mostly
-  /// latency-bound). Beyond it the precision decides, as measured on the H100
-  /// over the five generated 12M-128M-nonzero matrices at N = 128: FP16 keeps
-  /// RowStructured (R-MAT 20 1.33x vs 1.07x on the CUDA-core path against
-  /// cuSPARSE), TF32 takes CudaCoreOnly (4 of 5 faster, x0.82 R-MAT 20, x0.82
-  /// stencil, x1.02 R-MAT 22; perf_tests/results/h100_2026-11-23f.md); FP32-level
-  /// Tensor-Core tiles cost more than TF32 ones and do the same, and so does FP64.
+  /// latency-bound). Beyond it the precision decides, as the generated
+  /// 12M-128M-nonzero matrices measured: FP16 keeps RowStructured and TF32
+  /// takes CudaCoreOnly, and so do FP32-level arithmetic and FP64, whose
+  /// Tensor-Core tiles cost more than TF32 ones (perf_tests/results/MODELS.md).
   bool prefer_cuda_core(Arithmetic arith) const;
   /// The partition kAuto takes: the cost models' fastest predicted (DenseBlocks only up to
   /// kDenseModelMaxSlots), or the learned selector's pick (RshSparse_plan_selector_impl.hpp) where
@@ -103,10 +96,8 @@ inline bool choice_needs_row_structured(int64_t nnz, Arithmetic arith) {
 }
 /// Largest dense-block layout (value slots) kAuto considers, which bounds the
 /// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was
-/// fitted on pruned layers of up to 2M slots and holds further out: ogbl-ddi
-/// (4267 x 4267, 18M slots, 12% dense) ran 60.4 us FP16 / 92.2 us TF32 under
-/// DenseBlocks where it predicts 59 / 114 (CUDA-core path 91 / 150 us, H100,
-/// N = 128, perf_tests/results/h100_2026-11-23e.md).
+/// fitted on pruned layers of up to 2M slots and was checked to hold on a
+/// graph of 18M slots (perf_tests/results/MODELS.md).
 constexpr int64_t kDenseModelMaxSlots = 32 << 20;
 
 /// Costs of A (rows in the order the pattern was built from) given its

@@ -28,7 +28,7 @@ constexpr int kResidualPieceAlign = 8;
 /// item, which alone adds the sum into C: a group's atomics are those of one
 /// piece, for at most kResidualPieceAlign - 1 empty items padding the row's
 /// last group. FP16 and FP32 add 8 or 4 elements an atomic and keep lone pieces
-/// (perf_tests/results/h100_2026-11-27.md).
+/// (measured: perf_tests/results/MODELS.md).
 RSH_HOST_DEVICE constexpr bool groups_atomic_pieces(int value_bytes) {
   return value_bytes == 8;
 }
