@@ -74,8 +74,14 @@ __device__ __forceinline__ void stage_rows(const DenseRef<const T>& M, int64_t f
                                            int words, int pitch, uint32_t* s) {
   constexpr int V = sddmm_lane_features<T>();  // elements a 16-byte piece
   const int pieces = words / 4;
-  for (int i = threadIdx.x; i < rows * pieces; i += kThreads) {
-    const int r = i / pieces, w = w0 + i % pieces * 4, f = w * 4 / int(sizeof(T));
+  // A thread keeps one piece of every row it stages where the block's threads are whole rows of pieces (every
+  // chunk of 8, 16 or 32 pieces): one division a call instead of one a piece.
+  const bool fixed_piece = kThreads % pieces == 0;
+  const int first_row = fixed_piece ? int(threadIdx.x) / pieces : 0, row_step = fixed_piece ? kThreads / pieces : 0;
+  for (int i = threadIdx.x, r = first_row; i < rows * pieces; i += kThreads, r += row_step) {
+    if (!fixed_piece) r = i / pieces;
+    const int w = w0 + (fixed_piece ? int(threadIdx.x) - first_row * pieces : i % pieces) * 4;
+    const int f = w * 4 / int(sizeof(T));
     uint32_t* dst = s + r * pitch + (w - w0);
     if (M.vec) {
       const bool in = r < count && f < M.n;
@@ -125,25 +131,21 @@ __device__ __forceinline__ void tile_chunk_mma(float (&acc)[4][4], const uint32_
 #pragma unroll
       for (int n = 0; n < 4; ++n) mma_m16n8k16<T>(acc[n], a[0], a[1], a[2], a[3], b[n][0], b[n][1]);
     } else {
-      // 3xTF32, small products first into zeroed fragments, added in FP32 (see mma_tf32_split); the four
-      // column blocks' MMAs of each product back to back, independent of one another.
+      // 3xTF32 straight into the FP32 accumulators, small products first (as CUTLASS's "big + small"): a
+      // zeroed fragment a step would cost 16 additions for the few low bits it keeps, on a kernel bound by its
+      // instruction count. The four column blocks' MMAs of each product back to back, independent of one another.
       uint32_t b_low[4][2];
-      float t[4][4] = {};
 #pragma unroll
       for (int n = 0; n < 4; ++n) {
         b_low[n][0] = tf32_low(b[n][0]), b_low[n][1] = tf32_low(b[n][1]);
         b[n][0] = tf32_high(b[n][0]), b[n][1] = tf32_high(b[n][1]);
       }
 #pragma unroll
-      for (int n = 0; n < 4; ++n) mma_tf32(t[n], a_low[0], a_low[1], a_low[2], a_low[3], b[n][0], b[n][1]);
+      for (int n = 0; n < 4; ++n) mma_tf32(acc[n], a_low[0], a_low[1], a_low[2], a_low[3], b[n][0], b[n][1]);
 #pragma unroll
-      for (int n = 0; n < 4; ++n) mma_tf32(t[n], a[0], a[1], a[2], a[3], b_low[n][0], b_low[n][1]);
+      for (int n = 0; n < 4; ++n) mma_tf32(acc[n], a[0], a[1], a[2], a[3], b_low[n][0], b_low[n][1]);
 #pragma unroll
-      for (int n = 0; n < 4; ++n) mma_tf32(t[n], a[0], a[1], a[2], a[3], b[n][0], b[n][1]);
-#pragma unroll
-      for (int n = 0; n < 4; ++n)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc[n][i] += t[n][i];
+      for (int n = 0; n < 4; ++n) mma_tf32(acc[n], a[0], a[1], a[2], a[3], b[n][0], b[n][1]);
     }
   }
 }
