@@ -112,7 +112,8 @@ void spmm(const ExecSpace& exec, SpmmHandle<Scalar, Device>* handle, Mode mode, 
   Kokkos::Profiling::pushRegion("rsh::spmm");
   if (!impl::scaled_only(exec, alpha, A, beta, C)) {
     using Handle = SpmmHandle<Scalar, Device>;
-    Handle& analysed = mode == Mode::kTranspose ? handle->prepare_transpose(A) : (handle->prepare(A), *handle);
+    const int n = static_cast<int>(B.extent(1));
+    Handle& analysed = mode == Mode::kTranspose ? handle->prepare_transpose(A, n) : (handle->prepare(A, n), *handle);
     impl::spmm_analysed(exec, analysed, alpha, B, beta, C);
   }
   Kokkos::Profiling::popRegion();

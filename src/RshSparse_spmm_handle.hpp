@@ -48,7 +48,7 @@ class SpmmHandle {
   template <class Matrix>
   void analyze(const Matrix& A) {
     transposed_.reset();
-    analyze_rows(A);
+    analyze_rows(A, options_);
   }
 
   /// Refreshes the cached values of A (same pattern): one gather on the execution space per analysis (A's,
@@ -69,11 +69,12 @@ class SpmmHandle {
     ++values_version_;
   }
 
-  /// Analyzes on first use; afterwards accepts only A's pattern.
+  /// Analyzes on first use, for multiplies of num_vectors columns (Options::expected_num_vectors); afterwards
+  /// accepts only A's pattern.
   template <class Matrix>
-  void prepare(const Matrix& A) {
+  void prepare(const Matrix& A, int num_vectors = 0) {
     if (transposed_) refresh_if_new_values(A);  // checks A against the analysis of A^T, if that came first
-    if (!analyzed_) return analyze_rows(A);
+    if (!analyzed_) return analyze_rows(A, options_for(num_vectors));
     if (!transposed_) refresh_if_new_values(A);
   }
 
@@ -81,7 +82,7 @@ class SpmmHandle {
   /// first use, afterwards accepts only A's pattern; the cached values are left as they are.
   template <class Matrix>
   void prepare_pattern(const Matrix& A) {
-    if (!analyzed_) return analyze_rows(A);
+    if (!analyzed_) return analyze_rows(A, options_);
     check_pattern(A);
   }
 
@@ -92,9 +93,10 @@ class SpmmHandle {
   }
 
   /// The handle that mode "T" multiplies with: A^T's analysis, built on first use (A transposed on the
-  /// execution space, then analysed with this handle's options); afterwards accepts only A's pattern.
+  /// execution space, then analysed with this handle's options, for multiplies of num_vectors columns);
+  /// afterwards accepts only A's pattern.
   template <class Matrix>
-  SpmmHandle& prepare_transpose(const Matrix& A) {
+  SpmmHandle& prepare_transpose(const Matrix& A, int num_vectors = 0) {
     using Acc = impl::MatrixAccess<Matrix>;
     if (transposed_) {
       refresh_if_new_values(A);
@@ -105,7 +107,7 @@ class SpmmHandle {
     transpose_ = impl::transpose_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A),
                                     static_cast<int64_t>(Acc::values(A).extent(0)), "rsh::spmm (mode \"T\")");
     transposed_matrix_ = impl::transposed_bundle_on<Scalar>(exec, transpose_, Acc::values(A));
-    auto t = std::make_unique<SpmmHandle>(options_);
+    auto t = std::make_unique<SpmmHandle>(options_for(num_vectors));
     t->analyze(transposed_matrix_);
     transposed_ = std::move(t);
     if (!analyzed_)
@@ -117,16 +119,24 @@ class SpmmHandle {
   }
 
  private:
-  /// A's own analysis (mode "N").
+  /// The handle's options with expected_num_vectors set to num_vectors where the user left it to the call.
+  Options options_for(int num_vectors) const {
+    Options o = options_;
+    if (o.expected_num_vectors == 0) o.expected_num_vectors = num_vectors;
+    return o;
+  }
+
+  /// A's own analysis (mode "N") under `options` (the handle's, with expected_num_vectors set by the call).
   template <class Matrix>
-  void analyze_rows(const Matrix& A) {
+  void analyze_rows(const Matrix& A, const Options& options) {
     using Acc = impl::MatrixAccess<Matrix>;
-    impl::check_tuning(options_);
+    impl::check_tuning(options);
     panels_.clear();
-    if (static_cast<int64_t>(Acc::entries(A).extent(0)) > options_.tuning.max_panel_nnz) return analyze_panels(A);
+    if (static_cast<int64_t>(Acc::entries(A).extent(0)) > options.tuning.max_panel_nnz)
+      return analyze_panels(A, options);
     // Spaces without a hand-written backend run the portable kernels, which plan their own way.
     const Options plan = impl::deterministic_plan(
-        impl::SpmmBackendAvail<execution_space>::value ? options_ : impl::portable_plan(options_));
+        impl::SpmmBackendAvail<execution_space>::value ? options : impl::portable_plan(options));
     backend_state_.reset();  // a backend's state reads the format about to be replaced
     analyzed_ = false;
     const execution_space exec;
@@ -146,16 +156,16 @@ class SpmmHandle {
     analyzed_ = true;
   }
 
-  /// A's analysis as row panels, each analysed by a handle of its own with this handle's options.
+  /// A's analysis as row panels, each analysed by a handle of its own with `options`.
   template <class Matrix>
-  void analyze_panels(const Matrix& A) {
+  void analyze_panels(const Matrix& A, const Options& options) {
     using Acc = impl::MatrixAccess<Matrix>;
     backend_state_.reset();
     analyzed_ = false;
     const execution_space exec;
     for (auto& rows :
-         impl::row_panels_on<memory_space>(exec, A, options_.tuning.max_panel_nnz, "rsh::SpmmHandle::analyze")) {
-      auto handle = std::make_unique<SpmmHandle>(options_);
+         impl::row_panels_on<memory_space>(exec, A, options.tuning.max_panel_nnz, "rsh::SpmmHandle::analyze")) {
+      auto handle = std::make_unique<SpmmHandle>(options);
       handle->analyze(impl::panel_matrix<const Scalar>(A, rows));
       panels_.push_back(Panel{rows, std::move(handle)});
     }
@@ -198,6 +208,8 @@ class SpmmHandle {
   const impl::PhaseTimes& phase_times() const { return inspection_.times; }
   /// The row order applied: Options::reorder, what kAuto chose, or kNone where Locality kept the given order.
   Reorder applied_reorder() const { return inspection_.reorder; }
+  /// The partition the format was built for: Options::partition, or what kAuto chose.
+  Partition applied_partition() const { return inspection_.partition; }
   /// What describe() reports about the format (from a host copy of it).
   impl::FormatStats format_stats() const {
     return impl::format_stats(impl::mirror_pattern<Kokkos::HostSpace>(inspection_.pattern), sizeof(Scalar));

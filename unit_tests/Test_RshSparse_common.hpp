@@ -12,6 +12,7 @@
 
 #include "RshSparse_spmm_options.hpp"
 #include "impl/RshSparse_HostCrs.hpp"
+#include "impl/RshSparse_inspector.hpp"
 
 namespace rsh {
 namespace test {
@@ -75,6 +76,20 @@ inline impl::HostCrs random_crs(int rows, int cols, int max_row_nnz, uint64_t se
     }
   }
   return impl::coo_to_crs(rows, cols, std::move(coo));
+}
+
+/// The first matrix among pruned-layer-like ones (2048 x 512, rows of up to 40-140 nonzeros) for which the
+/// inspector's kAuto picks a partition for N = 64 other than for N = 128, with values of `value_bytes` bytes;
+/// false where none does.
+inline bool n_dependent_auto_matrix(int value_bytes, uint64_t seed, impl::HostCrs& A) {
+  Options at64, at128;
+  at64.expected_num_vectors = 64, at128.expected_num_vectors = 128;
+  for (int max_row_nnz = 40; max_row_nnz <= 140; max_row_nnz += 4) {
+    A = random_crs(2048, 512, max_row_nnz, seed + max_row_nnz);
+    if (impl::inspect(A, at64, "test", value_bytes).partition != impl::inspect(A, at128, "test", value_bytes).partition)
+      return true;
+  }
+  return false;
 }
 
 /// Row-major dense matrix in double.

@@ -1,5 +1,6 @@
 // The learned plan selector: its features against an independent computation, the walk of a tree built
-// by hand, malformed trees refused, the shipped trees well formed, and kAuto's choice under each selector.
+// by hand, malformed trees refused, the shipped trees well formed, and kAuto's choice under each selector
+// and at each N.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +8,7 @@
 
 #include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_plan_selector_impl.hpp"
+#include "Test_RshSparse_common.hpp"
 
 namespace {
 
@@ -89,6 +91,52 @@ TEST(PlanSelector, CostModelSelectorIgnoresTheTrees) {
     EXPECT_EQ(learned, tree.size > 0 ? rsh::impl::walk_selector_tree(tree, rsh::impl::selector_features(c, a))
                                      : c.choose(a, rsh::PlanSelector::kCostModel));
   }
+}
+
+TEST(PartitionModels, InterpolateBetweenTheNsTheyAreFittedAt) {
+  const auto c = sample_cost();
+  // FP64 is fitted at N = 64 and 128: linear in N between, the nearest fit outside.
+  for (auto us : {&rsh::impl::PartitionCost::tensor_core_us, &rsh::impl::PartitionCost::cuda_core_us,
+                  &rsh::impl::PartitionCost::dense_blocks_us}) {
+    const double at64 = (c.*us)(Arithmetic::kFp64, 64), at128 = (c.*us)(Arithmetic::kFp64, 128);
+    EXPECT_NE(at64, at128);
+    EXPECT_DOUBLE_EQ((c.*us)(Arithmetic::kFp64, 96), 0.5 * (at64 + at128));
+    EXPECT_DOUBLE_EQ((c.*us)(Arithmetic::kFp64, 80), 0.75 * at64 + 0.25 * at128);
+    EXPECT_DOUBLE_EQ((c.*us)(Arithmetic::kFp64, 8), at64);
+    EXPECT_DOUBLE_EQ((c.*us)(Arithmetic::kFp64, 512), at128);
+    EXPECT_DOUBLE_EQ((c.*us)(Arithmetic::kFp64, rsh::impl::kModelNumVectors), (c.*us)(Arithmetic::kFp64, 128));
+    // The others have their N = 128 fit alone.
+    for (Arithmetic a : {Arithmetic::kFp16, Arithmetic::kTf32, Arithmetic::kFp32})
+      EXPECT_DOUBLE_EQ((c.*us)(a, 32), (c.*us)(a, 256));
+  }
+}
+
+TEST(PartitionModels, DenseBlocksWeighedAtTheMultiplysN) {
+  // The terms of the FP64 layer that ran dense blocks 14% slower than CUDA cores at N = 64 and that the
+  // N = 128 models gave to dense blocks (transformer 0.9 ffn_conv1, 2048 x 512, 104857 nonzeros).
+  rsh::impl::PartitionCost c;
+  c.nnz = 104857, c.rows = 2048, c.windows = 256, c.cta_max_tiles = 1275, c.residual_nnz = 4;
+  c.dense_slots = 2048LL * 512;
+  c.cuda.items = 4157, c.cuda.longest = 32, c.cuda.nnz = c.nnz, c.cuda.split = true, c.cuda.piece_nnz = 32;
+  EXPECT_EQ(c.choose(Arithmetic::kFp64, rsh::PlanSelector::kCostModel, 128), Partition::kDenseBlocks);
+  EXPECT_EQ(c.choose(Arithmetic::kFp64, rsh::PlanSelector::kCostModel, 64), Partition::kCudaCoreOnly);
+  // The sparse path is chosen by the N = 128 models at every N.
+  c.dense_slots = rsh::impl::kDenseModelMaxSlots + 1;
+  for (int n : {16, 64, 128, 256})
+    EXPECT_EQ(c.choose(Arithmetic::kFp64, rsh::PlanSelector::kCostModel, n),
+              c.prefer_cuda_core(Arithmetic::kFp64) ? Partition::kCudaCoreOnly : Partition::kRowStructured);
+}
+
+TEST(PartitionModels, TheInspectorWeighsExpectedNumVectors) {
+  rsh::impl::HostCrs A;
+  ASSERT_TRUE(rsh::test::n_dependent_auto_matrix(8, 11, A)) << "no matrix whose FP64 kAuto choice follows N";
+  rsh::Options o;
+  o.expected_num_vectors = 64;
+  const Partition at64 = rsh::impl::inspect(A, o, "test", 8).partition;
+  o.expected_num_vectors = 0;  // without a multiply at hand: N = 128
+  EXPECT_NE(rsh::impl::inspect(A, o, "test", 8).partition, at64);
+  o.expected_num_vectors = -1;
+  EXPECT_THROW(rsh::impl::inspect(A, o, "test", 8), std::invalid_argument);
 }
 
 }  // namespace

@@ -571,6 +571,49 @@ TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
       }
 }
 
+/// kAuto weighs the N of the call that analyses A: a handle first called with 64 columns takes the partition
+/// the inspector picks for N = 64, one first called with 128 the one for 128, on a matrix where the two
+/// differ; an explicit Options::expected_num_vectors wins over the call's N, and a negative one is refused.
+/// Only FP64's models are fitted at more than one N, and spaces without a hand-written backend plan without
+/// them.
+TYPED_TEST_P(SpmmTest, AutoPartitionWeighsTheCallsN) {
+  using Scalar = typename TestFixture::Scalar;
+  using ExecSpace = typename TestFixture::ExecSpace;
+  if (!impl::SpmmBackendAvail<ExecSpace>::value) GTEST_SKIP() << "the portable kernels plan without kAuto's models";
+  if (sizeof(Scalar) != 8) GTEST_SKIP() << "only FP64's models are fitted at more than one N";
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  impl::HostCrs A_host;
+  ASSERT_TRUE(n_dependent_auto_matrix(sizeof(Scalar), seed, A_host)) << "no matrix whose kAuto choice follows N";
+  const auto A = this->to_kk(A_host);
+  const auto choice = [&](int n) {
+    Options o;
+    o.expected_num_vectors = n;
+    return impl::inspect(A_host, o, "test", sizeof(Scalar)).partition;
+  };
+  const auto multiply = [&](typename TestFixture::Handle& handle, int n) {
+    const auto B = this->to_view(random_dense(A_host.num_cols, n, seed + n));
+    typename TestFixture::MultiVector C("C", A_host.num_rows, n);
+    rsh::spmm(ExecSpace(), &handle, "N", Scalar(1), A, B, Scalar(0), C);
+    ExecSpace().fence();
+    const Dense ref = reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(A_host.num_rows, n));
+    EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(Options())) << "N = " << n;
+  };
+  for (int n : {64, 128}) {
+    typename TestFixture::Handle handle;
+    multiply(handle, n);
+    EXPECT_EQ(handle.applied_partition(), choice(n)) << "first call's N = " << n;
+  }
+  Options fixed;
+  fixed.expected_num_vectors = 128;
+  typename TestFixture::Handle told(fixed);
+  multiply(told, 64);
+  EXPECT_EQ(told.applied_partition(), choice(128));
+  fixed.expected_num_vectors = -1;
+  typename TestFixture::Handle invalid(fixed);
+  EXPECT_THROW(multiply(invalid, 64), std::invalid_argument);
+}
+
 /// A past Tuning::max_panel_nnz is analysed as row panels, each a format of its own writing its rows of C:
 /// with panels of a couple hundred nonzeros, on every partition in both modes (A^T in panels too), through a
 /// value refresh, and the handle-free multiply's panels. A row longer than a panel, and a panel size out of
@@ -631,7 +674,7 @@ REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, Rand
                             ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
                             LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges,
                             TransposeOnEveryPartition, BothModesOnOneHandle, DeterministicModeRepeatsBitwise,
-                            RowPanelsPastTheFormatsLimit);
+                            RowPanelsPastTheFormatsLimit, AutoPartitionWeighsTheCallsN);
 
 /// Every (Scalar, Layout) of one execution space.
 template <class E>

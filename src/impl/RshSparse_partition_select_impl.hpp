@@ -2,9 +2,10 @@
 // Partition::kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix,
 // whichever a linear model of the kernel time predicts fastest, and for
 // CudaCoreOnly the residual piece length the same way. The models are fitted
-// per Arithmetic on the H100 at N = 128 (GPU time of gated batches) by
-// scripts/fit_partition_model.py and fit_dense_model.py, from benchmark runs
-// under one partition each; perf_tests/results/MODELS.md lists the runs.
+// per Arithmetic on the H100 at N = 128 (FP64 at N = 64 too; GPU time of
+// gated batches) by scripts/fit_partition_model.py and fit_dense_model.py,
+// from benchmark runs under one partition each; perf_tests/results/MODELS.md
+// lists the runs.
 #include <cstdint>
 
 #include "RshSparse_spmm_options.hpp"
@@ -29,6 +30,9 @@ inline Arithmetic arithmetic_of(int value_bytes, const Options& options) {
   return value_bytes == 4 && options.allow_tf32 ? Arithmetic::kTf32 : Arithmetic::kFp32;
 }
 
+/// The N (columns of B) every model is fitted at; a model fitted at other N's too interpolates between them.
+constexpr int kModelNumVectors = 128;
+
 /// What CudaCoreOnly would make the kernel do with residual pieces of piece_nnz.
 struct CudaCoreCost {
   int piece_nnz = 0;
@@ -41,8 +45,8 @@ struct CudaCoreCost {
   /// extra pre-scaling launch); shorter rows' pieces are summed inside one CTA.
   bool split = false;
 
-  /// Predicted kernel time in microseconds.
-  double us(Arithmetic arith) const;
+  /// Predicted kernel time in microseconds at num_vectors columns of B.
+  double us(Arithmetic arith, int num_vectors = kModelNumVectors) const;
 };
 
 /// CudaCoreOnly's cost with pieces of piece_nnz (rows of A as stored).
@@ -67,10 +71,10 @@ struct PartitionCost {
 
   int64_t nnz = 0, rows = 0;
 
-  /// Predicted kernel times in microseconds.
-  double tensor_core_us(Arithmetic arith) const;
-  double cuda_core_us(Arithmetic arith) const;
-  double dense_blocks_us(Arithmetic arith) const;
+  /// Predicted kernel times in microseconds at num_vectors columns of B.
+  double tensor_core_us(Arithmetic arith, int num_vectors = kModelNumVectors) const;
+  double cuda_core_us(Arithmetic arith, int num_vectors = kModelNumVectors) const;
+  double dense_blocks_us(Arithmetic arith, int num_vectors = kModelNumVectors) const;
   /// CudaCoreOnly is predicted faster. The model holds only inside the range
   /// it was fitted on (the shared matrices, at most 2.2M nonzeros, mostly
   /// latency-bound). Beyond it the precision decides, as the generated
@@ -78,10 +82,12 @@ struct PartitionCost {
   /// takes CudaCoreOnly, and so do FP32-level arithmetic and FP64, whose
   /// Tensor-Core tiles cost more than TF32 ones (perf_tests/results/MODELS.md).
   bool prefer_cuda_core(Arithmetic arith) const;
-  /// The partition kAuto takes: the cost models' fastest predicted (DenseBlocks only up to
-  /// kDenseModelMaxSlots), or the learned selector's pick (RshSparse_plan_selector_impl.hpp) where
+  /// The partition kAuto takes for multiplies of num_vectors columns: the sparse path the cost models
+  /// predict faster at N = 128, then DenseBlocks where predicted faster than it at num_vectors (only up to
+  /// kDenseModelMaxSlots); or the learned selector's pick (RshSparse_plan_selector_impl.hpp) where
   /// `selector` asks for it and a tree is fitted for `arith`.
-  Partition choose(Arithmetic arith, PlanSelector selector = PlanSelector::kCostModel) const;
+  Partition choose(Arithmetic arith, PlanSelector selector = PlanSelector::kCostModel,
+                   int num_vectors = kModelNumVectors) const;
 };
 
 /// Largest matrix (nonzeros) Partition::kAuto's model is trusted for.

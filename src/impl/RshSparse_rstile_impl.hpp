@@ -109,6 +109,9 @@ inline void check_tuning(const Options& options) {
   if (options.tuning.long_window_nnz < -1)
     throw std::invalid_argument("rsh::Options: long_window_nnz = " + std::to_string(options.tuning.long_window_nnz) +
                                 " must be >= 0, or -1 for the execution space's choice");
+  if (options.expected_num_vectors < 0)
+    throw std::invalid_argument("rsh::Options: expected_num_vectors = " + std::to_string(options.expected_num_vectors) +
+                                " must be >= 0 (0: the N of the call that analyses A)");
   if (options.tuning.sddmm_panel_rows < 1)
     throw std::invalid_argument("rsh::Options: sddmm_panel_rows = " + std::to_string(options.tuning.sddmm_panel_rows) +
                                 " must be >= 1");
