@@ -2,7 +2,9 @@
 """Fits Partition::kAuto's kernel-time models (src/impl/RshSparse_partition_select_impl.cpp)
 from rsh_spmm_benchmark runs over the same matrices, per precision, by least squares on
 relative error:
-  CudaCoreOnly runs (--rsh_partition=cuda, one per --rsh_piece_res; rsh alone is enough):
+  CudaCoreOnly runs (--rsh_partition=cuda, one per --rsh_piece_res; rsh alone is enough; a run of several
+  partitions is read for its rsh:CudaCoreOnly, and --row for its rsh:RowStructured, so that one
+  --rsh_partition=row,cuda run can serve as both):
     t_cu = a' + b' * cuda_items + c' * nnz + d' * cuda_longest + e' * cuda_split
     then how well the model picks each matrix's residual piece length (rsh time against pieces
     of 16, in-sample and leave-one-matrix-out, and the best piece);
@@ -27,15 +29,15 @@ def cu_x(b):
     return [1, b['cuda_items'], b['nnz'], b['cuda_longest'], b['cuda_split']]
 
 
-def load(path):
-    """(matrix, precision) -> (rsh benchmark, best cuSPARSE time or None)."""
+def load(path, partition):
+    """(matrix, precision) -> (rsh benchmark under `partition`, best cuSPARSE time or None)."""
     rsh, cus = {}, {}
     for b in bench_json.read(path)['benchmarks']:
         if b.get('error_occurred'):
             continue
         parts = [p for p in b['name'].split('/') if p != 'manual_time']
         key = ('/'.join(parts[1:-4]), parts[-4])
-        if parts[-1] == 'rsh':
+        if parts[-1] in ('rsh', 'rsh:' + partition):
             rsh[key] = b
         elif parts[-1].startswith('cusparse'):
             cus[key] = min(cus.get(key, math.inf), b['real_time'])
@@ -66,9 +68,9 @@ def gm(xs):
 
 
 def main(row_path, cusparse_path, cuda_paths):
-    cuda = [load(p) for p in cuda_paths]  # one run per piece length
-    row = load(row_path) if row_path else {}
-    cus = load(cusparse_path) if cusparse_path else {}
+    cuda = [load(p, 'CudaCoreOnly') for p in cuda_paths]  # one run per piece length
+    row = load(row_path, 'RowStructured') if row_path else {}
+    cus = load(cusparse_path, 'RowStructured') if cusparse_path else {}
     for prec in sorted({k[1] for k in cuda[0]}):
         keys = sorted(k for k in cuda[0] if k[1] == prec and all(run.get(k, (None,))[0] for run in cuda))
 
