@@ -36,6 +36,7 @@ Options options_from(const OptionArgs& args) {
   options.allow_tf32 = args.allow_tf32;
   options.deterministic = args.deterministic;
   options.expected_multiplies = args.expected_multiplies;
+  options.expected_num_vectors = args.expected_num_vectors;
   options.report_progress = args.report_progress;
   return options;
 }

@@ -182,5 +182,8 @@ def test_bad_input_is_rejected():
     with pytest.raises(TypeError):
         rt.SparseMatrix(row_map, entries, values, (10, 8), no_such_option=True)
     with pytest.raises(ValueError):
+        negative = rt.SparseMatrix(row_map, entries, values, (10, 8), expected_num_vectors=-1)
+        negative.mm(torch.ones(8, 1, dtype=torch.float64))
+    with pytest.raises(ValueError):
         rt.SparseMatrix(row_map, entries, values, (10, 8), partition="Diagonal").mm(torch.ones(8, 1,
                                                                                              dtype=torch.float64))

@@ -15,7 +15,8 @@ class SparseMatrix:
 
     Options (keywords, or `options=rsh.make_options(...)`): partition, reorder, allow_tf32 (float32 on CUDA
     may use TF32 Tensor-Core operands; the default keeps FP32-level accuracy with 3xTF32), deterministic,
-    expected_multiplies.
+    expected_multiplies, expected_num_vectors (the columns of the products the partition is chosen for; 0 means
+    128: the pattern is inspected before the first product).
     """
 
     def __init__(self, crow_indices, col_indices, values, size, *, options=None, **option_kwargs):
