@@ -24,7 +24,9 @@
 //   --rsh_max_tiles=T    Options::tuning.max_tiles_per_item (default: the Options default)
 //   --rsh_libra_eta=E    Options::tuning.libra_eta (Partition::kLibra; default: the Options default)
 //   --rsh_max_res=R      Options::tuning.max_residual_nnz_per_item (default: the Options default)
-//   --rsh_piece_res=P    Options::tuning.residual_piece_nnz (default: the Options default, chosen per matrix)
+//   --rsh_piece_res=LIST Options::tuning.residual_piece_nnz (default: the Options default, chosen per matrix).
+//                        With more than one, each is timed in the same process against the same cuSPARSE
+//                        runs, as rsh:P<piece> (after the partition and policy names where those vary too).
 //   --rsh_k=LIST         warps per Tensor-Core item (1, 2, 4, 8; 0 or default: the planner's choice). With more
 //                        than one, each is timed in the same process against the same cuSPARSE runs, as
 //                        rsh:K<k> (after the partition and policy names where those are several too).
@@ -72,6 +74,7 @@ struct Config {
   Options options;
   std::vector<Reorder> reorders{Reorder::kNone};
   std::vector<Partition> partitions{Options().partition};
+  std::vector<int> pieces{Options().tuning.residual_piece_nnz};  ///< --rsh_piece_res's list
   cuda::KernelConfig kernel;           ///< its warps_per_item is set per benchmark, from warps_per_item below
   std::vector<int> warps_per_item{0};  ///< --rsh_k's list (0: the planner's choice)
   bool gated_timing = true;
@@ -86,8 +89,15 @@ struct Inspected {
   double seconds = 0;
 };
 
-/// What one rsh benchmark of a group runs: a partition and a reordering policy.
-using Variant = std::pair<Partition, Reorder>;
+/// What one rsh benchmark of a group runs: a partition, a reordering policy and a residual piece length.
+struct Variant {
+  Partition partition;
+  Reorder reorder;
+  int piece_nnz;
+  bool operator<(const Variant& o) const {
+    return std::tie(partition, reorder, piece_nnz) < std::tie(o.partition, o.reorder, o.piece_nnz);
+  }
+};
 
 /// The matrix of the group being benchmarked, with its inspections (cached).
 struct LoadedMatrix {
@@ -99,10 +109,10 @@ struct LoadedMatrix {
 };
 std::unique_ptr<LoadedMatrix> g_matrix;
 
-/// The inspection of `m` under `options` (its partition, reorder policy and expected N) for values of
+/// The inspection of `m` under `options` (its partition, reorder policy, piece length and expected N) for values of
 /// `value_bytes` bytes (Partition::kAuto's model depends on them and on options.allow_tf32), made once.
 const Inspected& inspected(LoadedMatrix& m, const Options& options, int value_bytes) {
-  const auto key = std::make_tuple(Variant(options.partition, options.reorder),
+  const auto key = std::make_tuple(Variant{options.partition, options.reorder, options.tuning.residual_piece_nnz},
                                    int(impl::arithmetic_of(value_bytes, options)), options.expected_num_vectors);
   auto it = m.inspected.find(key);
   if (it != m.inspected.end()) return it->second;
@@ -252,7 +262,8 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
                const std::string& prec, int n, Variant variant, int warps_per_item) {
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
-  options.partition = variant.first, options.reorder = variant.second;
+  options.partition = variant.partition, options.reorder = variant.reorder;
+  options.tuning.residual_piece_nnz = variant.piece_nnz;
   const int64_t dense_slots = impl::DenseBlockLayout::slots(m.A.num_rows, m.A.num_cols);
   if (options.partition == Partition::kDenseBlocks && dense_slots > impl::kDenseModelMaxSlots) {
     // The whole matrix stored dense: beyond what kAuto would ever pick (gigabytes on large matrices).
@@ -336,29 +347,31 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
   const bool partitions = cfg.partitions.size() > 1, reorders = cfg.reorders.size() > 1;
-  const bool warps = cfg.warps_per_item.size() > 1;
+  const bool pieces = cfg.pieces.size() > 1, warps = cfg.warps_per_item.size() > 1;
   for (Partition p : cfg.partitions)
     for (Reorder r : cfg.reorders)
-      for (int k : cfg.warps_per_item) {
-        std::vector<std::string> parts;  // what varies, joined by "+" after "rsh:"
-        if (partitions) parts.push_back(partition_name(p));
-        if (reorders) parts.push_back(reorder_name(r));
-        if (warps) parts.push_back("K" + std::to_string(k));
-        std::string name = "rsh";
-        for (size_t i = 0; i < parts.size(); ++i) name += (i == 0 ? ":" : "+") + parts[i];
-        benchmark::RegisterBenchmark(
-            (base + name).c_str(),
-            [=](benchmark::State& s) { bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant(p, r), k); })
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond);
-      }
+      for (int piece : cfg.pieces)
+        for (int k : cfg.warps_per_item) {
+          std::vector<std::string> parts;  // what varies, joined by "+" after "rsh:"
+          if (partitions) parts.push_back(partition_name(p));
+          if (reorders) parts.push_back(reorder_name(r));
+          if (pieces) parts.push_back("P" + std::to_string(piece));
+          if (warps) parts.push_back("K" + std::to_string(k));
+          std::string name = "rsh";
+          for (size_t i = 0; i < parts.size(); ++i) name += (i == 0 ? ":" : "+") + parts[i];
+          benchmark::RegisterBenchmark((base + name).c_str(),
+                                       [=](benchmark::State& s) {
+                                         bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant{p, r, piece}, k);
+                                       })
+              ->UseManualTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
 }
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
   const std::map<std::string, int*> ints = {{"--rsh_max_tiles=", &cfg.options.tuning.max_tiles_per_item},
                                             {"--rsh_max_res=", &cfg.options.tuning.max_residual_nnz_per_item},
-                                            {"--rsh_piece_res=", &cfg.options.tuning.residual_piece_nnz},
                                             {"--rsh_res_lanes=", &cfg.kernel.residual_lanes},
                                             {"--rsh_dense_cluster=", &cfg.kernel.dense_cluster},
                                             {"--rsh_dense_stages=", &cfg.kernel.dense_stages},
@@ -373,6 +386,7 @@ Config parse_flags(int& argc, char** argv) {
     for (const auto& flag : ints)
       if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
     if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
+    if (!value("--rsh_piece_res=").empty()) return cfg.pieces = bench::int_list(value("--rsh_piece_res=")), true;
     if (!value("--rsh_k=").empty()) return cfg.warps_per_item = bench::int_list(value("--rsh_k=")), true;
     if (!value("--rsh_prec=").empty()) return cfg.precisions = bench::split_list(value("--rsh_prec=")), true;
     if (arg == "--rsh_row_error") return cfg.row_error = true, true;
@@ -435,7 +449,9 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("max_tiles_per_item", std::to_string(cfg.options.tuning.max_tiles_per_item));
   benchmark::AddCustomContext("max_residual_nnz_per_item",
                               std::to_string(cfg.options.tuning.max_residual_nnz_per_item));
-  benchmark::AddCustomContext("residual_piece_nnz", std::to_string(cfg.options.tuning.residual_piece_nnz));
+  std::string pieces;
+  for (int p : cfg.pieces) pieces += (pieces.empty() ? "" : ",") + std::to_string(p);
+  benchmark::AddCustomContext("residual_piece_nnz", pieces);
   benchmark::AddCustomContext("libra_eta", std::to_string(cfg.options.tuning.libra_eta));
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -2,9 +2,9 @@
 """Fits Partition::kAuto's kernel-time models (src/impl/RshSparse_partition_select_impl.cpp)
 from rsh_spmm_benchmark runs over the same matrices, per precision, by least squares on
 relative error:
-  CudaCoreOnly runs (--rsh_partition=cuda, one per --rsh_piece_res; rsh alone is enough; a run of several
-  partitions is read for its rsh:CudaCoreOnly, and --row for its rsh:RowStructured, so that one
-  --rsh_partition=row,cuda run can serve as both):
+  CudaCoreOnly runs (--rsh_partition=cuda, one per --rsh_piece_res, or one of several pieces, which is read
+  as one run per piece; rsh alone is enough; a run of several partitions is read for its rsh:CudaCoreOnly,
+  and --row for its rsh:RowStructured, so that one --rsh_partition=row,cuda run can serve as both):
     t_cu = a' + b' * cuda_items + c' * nnz + d' * cuda_longest + e' * cuda_split
     then how well the model picks each matrix's residual piece length (rsh time against pieces
     of 16, in-sample and leave-one-matrix-out, and the best piece);
@@ -29,19 +29,39 @@ def cu_x(b):
     return [1, b['cuda_items'], b['nnz'], b['cuda_longest'], b['cuda_split']]
 
 
-def load(path, partition):
-    """(matrix, precision) -> (rsh benchmark under `partition`, best cuSPARSE time or None)."""
+CU_TERMS = 5
+
+
+def load_pieces(path, partition):
+    """Residual piece length (0: one length, or none named) -> (matrix, precision) -> (rsh benchmark under
+    `partition`, best cuSPARSE time or None). A benchmark rsh:<variant> is read where its variant names
+    `partition` or none, and a piece length P<p> or none."""
     rsh, cus = {}, {}
     for b in bench_json.read(path)['benchmarks']:
         if b.get('error_occurred'):
             continue
         parts = [p for p in b['name'].split('/') if p != 'manual_time']
         key = ('/'.join(parts[1:-4]), parts[-4])
-        if parts[-1] in ('rsh', 'rsh:' + partition):
-            rsh[key] = b
-        elif parts[-1].startswith('cusparse'):
+        impl = parts[-1]
+        if impl.startswith('cusparse'):
             cus[key] = min(cus.get(key, math.inf), b['real_time'])
-    return {k: (rsh.get(k), cus.get(k)) for k in set(rsh) | set(cus)}
+        elif impl == 'rsh' or impl.startswith('rsh:'):
+            variant = impl[4:].split('+') if impl != 'rsh' else []
+            pieces = [int(v[1:]) for v in variant if v[:1] == 'P' and v[1:].isdigit()]
+            others = [v for v in variant if not (v[:1] == 'P' and v[1:].isdigit())]
+            if others in ([], [partition]):
+                rsh.setdefault(pieces[0] if pieces else 0, {})[key] = b
+    return {piece: {k: (runs.get(k), cus.get(k)) for k in set(runs) | set(cus)}
+            for piece, runs in (rsh or {0: {}}).items()}
+
+
+def load(path, partition):
+    """(matrix, precision) -> (rsh benchmark under `partition`, best cuSPARSE time or None), for a run of one
+    piece length."""
+    runs = load_pieces(path, partition)
+    if len(runs) > 1:
+        sys.exit(f'{path}: several piece lengths; expected one')
+    return next(iter(runs.values()))
 
 
 def fit(rows, target):
@@ -68,7 +88,7 @@ def gm(xs):
 
 
 def main(row_path, cusparse_path, cuda_paths):
-    cuda = [load(p, 'CudaCoreOnly') for p in cuda_paths]  # one run per piece length
+    cuda = [run for p in cuda_paths for _, run in sorted(load_pieces(p, 'CudaCoreOnly').items())]  # one per piece
     row = load(row_path, 'RowStructured') if row_path else {}
     cus = load(cusparse_path, 'RowStructured') if cusparse_path else {}
     for prec in sorted({k[1] for k in cuda[0]}):
@@ -81,6 +101,9 @@ def main(row_path, cusparse_path, cuda_paths):
         def pick(c, k):  # the run whose piece the model predicts fastest
             return min(cuda, key=lambda run: predict(c, cu_x(run[k][0])))[k][0]
 
+        if len(keys) < 2 * CU_TERMS:  # a fit needs well more matrices than terms
+            print(f'{prec}: {len(keys)} matrices under every CudaCoreOnly run: too few to fit')
+            continue
         c = cu_fit(keys)
         pieces = [int(run[keys[0]][0].get('cuda_piece', 0)) for run in cuda]
         print(f'{prec}: {len(keys)} matrices, CudaCoreOnly runs at pieces {pieces}')
