@@ -271,8 +271,10 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
     return;
   }
   options.allow_tf32 = prec == "tf32";
-  // Only kAuto reads the N: the other partitions' inspections serve every N.
-  if (options.partition == Partition::kAuto) options.expected_num_vectors = n;
+  // Only kAuto's choices read the N (the partition, and CudaCoreOnly's piece length): the other inspections
+  // serve every N.
+  const bool piece_chosen = options.partition == Partition::kCudaCoreOnly && options.tuning.residual_piece_nnz == 0;
+  if (options.partition == Partition::kAuto || piece_chosen) options.expected_num_vectors = n;
   const Inspected& x = inspected(m, options, sizeof(T));
   Group<T>& g = group<T>(m, prec, n, cfg);
   const cuda::FloatMath math = prec == "tf32" ? cuda::FloatMath::kTf32 : cuda::FloatMath::kFp32;

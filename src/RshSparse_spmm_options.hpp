@@ -183,7 +183,8 @@ struct Options {
   /// cost against (a reordering that saves 5% of each multiply and costs 4 multiplies pays after 80).
   /// The default suits a solver or a training run; a handful of calls should say so.
   double expected_multiplies = 100;
-  /// The columns of B (N) the multiplies will have: what kAuto weighs the partitions' predicted times at.
+  /// The columns of B (N) the multiplies will have: what kAuto weighs the partitions' predicted times at, and
+  /// CudaCoreOnly its residual piece lengths' (unless tuning.residual_piece_nnz fixes one).
   /// 0 (the default): the N of the call that analyses A (rsh::spmm), or 128 where A is analysed without a
   /// multiply (SpmmHandle::analyze, a raw CUDA plan). A handle keeps its analysis for every N.
   int expected_num_vectors = 0;

@@ -3,7 +3,9 @@
 // and at each N.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "impl/RshSparse_partition_select_impl.hpp"
@@ -125,6 +127,38 @@ TEST(PartitionModels, DenseBlocksWeighedAtTheMultiplysN) {
   for (int n : {16, 64, 128, 256})
     EXPECT_EQ(c.choose(Arithmetic::kFp64, rsh::PlanSelector::kCostModel, n),
               c.prefer_cuda_core(Arithmetic::kFp64) ? Partition::kCudaCoreOnly : Partition::kRowStructured);
+}
+
+TEST(PartitionModels, ResidualPieceChosenAtTheMultiplysN) {
+  // 1000 rows of 45: FP64's CUDA-core model prefers three pieces a row at N = 64 and two at N = 128.
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r < 1000; ++r)
+    for (int k = 0; k < 45; ++k) coo.push_back({r, (13 * r + 101 * k) % 4500, 1.0});
+  const rsh::impl::HostCrs A = rsh::impl::coo_to_crs(1000, 4500, coo);
+  rsh::Options o;
+  o.partition = Partition::kCudaCoreOnly;
+  const int max_len = o.tuning.max_residual_nnz_per_item;
+  std::map<int, int> chosen;
+  for (int n : {64, 128}) {
+    o.expected_num_vectors = n;
+    // The candidates' predicted times at n, the default length kept on a tie.
+    int fastest = max_len;
+    for (int piece : {4, 8, 2 * max_len})
+      if (rsh::impl::cuda_core_cost(A, piece, max_len).us(Arithmetic::kFp64, n) <
+          rsh::impl::cuda_core_cost(A, fastest, max_len).us(Arithmetic::kFp64, n))
+        fastest = piece;
+    chosen[n] = rsh::impl::residual_piece_nnz(A, o, Partition::kCudaCoreOnly, Arithmetic::kFp64);
+    EXPECT_EQ(chosen[n], fastest) << "N = " << n;
+    // The inspection cuts every row into ceil(45 / piece) pieces (at most kResidualPieceAlign, which one CTA
+    // sums) of at most ceil(45 / pieces) nonzeros.
+    const rsh::impl::Inspection x = rsh::impl::inspect(A, o, "test", 8);
+    const int pieces = std::min((45 + chosen[n] - 1) / chosen[n], rsh::impl::kResidualPieceAlign);
+    int longest = 0;
+    for (int i = 0; i < x.pattern.res_num_items(); ++i)
+      longest = std::max(longest, x.pattern.res_item_end(i) - x.pattern.res_item_begin(i));
+    EXPECT_EQ(longest, (45 + pieces - 1) / pieces) << "N = " << n;
+  }
+  EXPECT_NE(chosen[64], chosen[128]);
 }
 
 TEST(PartitionModels, TheInspectorWeighsExpectedNumVectors) {

@@ -21,7 +21,7 @@ void bind_options(nb::module_& m) {
       .def_rw("deterministic", &OptionArgs::deterministic, "bitwise repeatable results (no atomics)")
       .def_rw("expected_multiplies", &OptionArgs::expected_multiplies, "multiplies a reordering must pay over")
       .def_rw("expected_num_vectors", &OptionArgs::expected_num_vectors,
-              "columns of B the partition is chosen for (0: 128)")
+              "columns of B the partition and residual pieces are chosen for (0: 128)")
       .def_rw("report_progress", &OptionArgs::report_progress, "print the inspector's phases");
 }
 

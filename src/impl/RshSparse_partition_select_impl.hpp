@@ -33,6 +33,11 @@ inline Arithmetic arithmetic_of(int value_bytes, const Options& options) {
 /// The N (columns of B) every model is fitted at; a model fitted at other N's too interpolates between them.
 constexpr int kModelNumVectors = 128;
 
+/// The N kAuto weighs for `options`: Options::expected_num_vectors, or kModelNumVectors where it is 0.
+inline int model_num_vectors(const Options& options) {
+  return options.expected_num_vectors > 0 ? options.expected_num_vectors : kModelNumVectors;
+}
+
 /// What CudaCoreOnly would make the kernel do with residual pieces of piece_nnz.
 struct CudaCoreCost {
   int piece_nnz = 0;
@@ -54,7 +59,8 @@ CudaCoreCost cuda_core_cost(const HostCrs& A, int piece_nnz, int max_len);
 
 /// The residual piece length for `partition`: options.tuning.residual_piece_nnz when
 /// set; else for CudaCoreOnly the one of 4, 8, max_residual_nnz_per_item and
-/// twice that the model predicts fastest, for the others max_residual_nnz_per_item.
+/// twice that the model predicts fastest at model_num_vectors(options), for the others
+/// max_residual_nnz_per_item.
 CudaCoreCost best_cuda_core_cost(const HostCrs& A, const Options& options, Arithmetic arith);
 int residual_piece_nnz(const HostCrs& A, const Options& options, Partition partition, Arithmetic arith);
 

@@ -98,8 +98,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
     out.pattern = build(out.partition, piece_for(out.partition));
   if (choose) {
     const PartitionCost cost = partition_cost_on(exec, num_rows, num_cols, A.row_map, out.pattern, options, arith);
-    const int num_vectors = options.expected_num_vectors > 0 ? options.expected_num_vectors : kModelNumVectors;
-    out.partition = cost.choose(arith, options.plan_selector, num_vectors);
+    out.partition = cost.choose(arith, options.plan_selector, model_num_vectors(options));
     // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
     const int piece = out.partition == Partition::kCudaCoreOnly ? cost.cuda.piece_nnz : piece_for(out.partition);
     if (out.partition != Partition::kRowStructured) out.pattern = build(out.partition, piece);

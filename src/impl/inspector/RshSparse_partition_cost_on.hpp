@@ -32,18 +32,20 @@ CudaCoreCost cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map, int
 }
 
 /// The piece length of CudaCoreOnly: options.tuning.residual_piece_nnz when set, else the one of 4, 8,
-/// max_residual_nnz_per_item and twice that which the model predicts fastest.
+/// max_residual_nnz_per_item and twice that which the model predicts fastest at the multiply's N (FP64's
+/// best piece differs between N = 64 and 128: perf_tests/results/MODELS.md).
 template <class ExecSpace, class RowMap>
 CudaCoreCost best_cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map, int64_t num_rows,
                                     const Options& options, Arithmetic arith) {
   const int max_len = options.tuning.max_residual_nnz_per_item;
   if (options.tuning.residual_piece_nnz != 0)
     return cuda_core_cost_on(exec, row_map, num_rows, options.tuning.residual_piece_nnz, max_len);
+  const int num_vectors = model_num_vectors(options);
   CudaCoreCost best = cuda_core_cost_on(exec, row_map, num_rows, max_len, max_len);
   for (int piece : {4, 8, 2 * max_len})
     if (piece != max_len) {
       const CudaCoreCost c = cuda_core_cost_on(exec, row_map, num_rows, piece, max_len);
-      if (c.us(arith) < best.us(arith)) best = c;
+      if (c.us(arith, num_vectors) < best.us(arith, num_vectors)) best = c;
     }
   return best;
 }
