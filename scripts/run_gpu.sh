@@ -63,7 +63,7 @@ if [[ $what == sanitize || $what == all ]]; then
   # shard does not hold up the rest (many more a GPU slow each long test past a call's time limit).
   # RSH_SANITIZER_SHARDS sets the split (default 4), RSH_SANITIZER_FIRST and RSH_SANITIZER_LAST the shards
   # this call runs (default: all), or RSH_SANITIZER_LIST names them ("3 17 40"), so that a slow tool spans
-  # several calls;
+  # several calls; RSH_SANITIZER_TESTS names tests to run one a job instead of shards (below);
   # RSH_SANITIZER_JOBS the shards run at once (default: four a GPU). RSH_SANITIZER_DEADLINE (seconds from
   # the start of the call's sanitizer runs) stops every shard then and starts none after it,
   # RSH_SANITIZER_TIMEOUT (seconds) a shard that runs longer; a stopped shard's log shows how far it got,
@@ -89,6 +89,11 @@ if [[ $what == sanitize || $what == all ]]; then
   kokkos_filter=${RSH_SANITIZER_KOKKOS_FILTER:-Cuda/*}
   [[ $what == sanitize && $# -gt 0 ]] && tools=$1 && shift
   shards=${RSH_SANITIZER_SHARDS:-4}
+  # RSH_SANITIZER_TESTS="Suite.Test ..." runs each named test as a job of its own instead of shards (tests
+  # that take minutes under a tool, which hold up a shard past a call's limit); its logs are <tool>_<i>.log,
+  # i the test's position in the list.
+  read -r -a alone <<< "${RSH_SANITIZER_TESTS:-}"
+  (( ${#alone[@]} > 0 )) && shards=${#alone[@]}
   first=${RSH_SANITIZER_FIRST:-0}; last=${RSH_SANITIZER_LAST:-$((shards - 1))}
   read -r -a shard_list <<< "${RSH_SANITIZER_LIST:-$(seq -s ' ' "$first" "$last")}"
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); (( gpus > 0 )) || gpus=1
@@ -109,7 +114,7 @@ if [[ $what == sanitize || $what == all ]]; then
   pairs=()
   for tool in ${tools//,/ }; do
     for s in "${shard_list[@]}"; do pairs+=("$tool:$s"); done
-    echo "== compute-sanitizer $tool: ${#shard_list[@]} of $shards rsh_cuda_tests shards" \
+    echo "== compute-sanitizer $tool: ${#shard_list[@]} of $shards rsh_cuda_tests $( (( ${#alone[@]} > 0 )) && echo tests alone || echo shards)" \
       "($sanitizer $(tool_flags "$tool"))"
   done
   jobs=${RSH_SANITIZER_JOBS:-$((4 * gpus))}; (( jobs > ${#pairs[@]} )) && jobs=${#pairs[@]}
@@ -120,11 +125,12 @@ if [[ $what == sanitize || $what == all ]]; then
   run_shard() {  # tool shard
     local left=$(( deadline - $(date +%s) )) limit=${RSH_SANITIZER_TIMEOUT:-0}
     (( limit == 0 || limit > left )) && limit=$left
+    local filter=$GTEST_FILTER total=$shards index=$2
+    case $1 in racecheck-cub) filter=$cub_filter ;; racecheck-kokkos) filter=$kokkos_filter ;; esac
+    (( ${#alone[@]} > 0 )) && filter=${alone[$2]} total=1 index=0
     # shellcheck disable=SC2046  # the flags are words
     RSH_TEST_SANITIZER=1 OMP_NUM_THREADS=$(( $(nproc) / jobs > 0 ? $(nproc) / jobs : 1 )) OMP_PROC_BIND=false \
-      CUDA_VISIBLE_DEVICES=$(( $2 % gpus )) GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$2 \
-      GTEST_FILTER=$(case $1 in racecheck-cub) echo "$cub_filter" ;; racecheck-kokkos) echo "$kokkos_filter" ;;
-                     *) echo "$GTEST_FILTER" ;; esac) \
+      CUDA_VISIBLE_DEVICES=$(( $2 % gpus )) GTEST_TOTAL_SHARDS=$total GTEST_SHARD_INDEX=$index GTEST_FILTER=$filter \
       timeout "$limit" "$sanitizer" $(tool_flags "$1") --error-exitcode 3 $dev/bin/rsh_cuda_tests \
       > "$out/$1_$2.log" 2>&1
   }
