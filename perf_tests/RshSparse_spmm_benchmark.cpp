@@ -30,7 +30,9 @@
 //   --rsh_k=LIST         warps per Tensor-Core item (1, 2, 4, 8; 0 or default: the planner's choice). With more
 //                        than one, each is timed in the same process against the same cuSPARSE runs, as
 //                        rsh:K<k> (after the partition and policy names where those are several too).
-//   --rsh_res_lanes=G    lanes per residual item (4, 8, 16, 32; default: the planner's choice)
+//   --rsh_res_lanes=LIST lanes per residual item (4, 8, 16, 32; 0 or default: the planner's choice). With more
+//                        than one, each is timed in the same process against the same cuSPARSE runs, as
+//                        rsh:G<lanes> (after the names of the other lists that vary).
 //   --rsh_res_features=V features per residual lane (8; 4 for FP32; 4 or 2 for FP64; default: the planner's choice)
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
 //   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
@@ -75,8 +77,9 @@ struct Config {
   std::vector<Reorder> reorders{Reorder::kNone};
   std::vector<Partition> partitions{Options().partition};
   std::vector<int> pieces{Options().tuning.residual_piece_nnz};  ///< --rsh_piece_res's list
-  cuda::KernelConfig kernel;           ///< its warps_per_item is set per benchmark, from warps_per_item below
+  cuda::KernelConfig kernel;  ///< its warps_per_item and residual_lanes are set per benchmark, from the lists below
   std::vector<int> warps_per_item{0};  ///< --rsh_k's list (0: the planner's choice)
+  std::vector<int> residual_lanes{0};  ///< --rsh_res_lanes's list (0: the planner's choice)
   bool gated_timing = true;
   bool row_major = true;
   bool row_error = false;
@@ -259,7 +262,7 @@ void bench_cusparse(benchmark::State& state, const bench::MatrixSource& src, con
 
 template <class T>
 void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Config& cfg, int index, int count,
-               const std::string& prec, int n, Variant variant, int warps_per_item) {
+               const std::string& prec, int n, Variant variant, const cuda::KernelConfig& kernel) {
   LoadedMatrix& m = load(src, index, count);
   Options options = cfg.options;
   options.partition = variant.partition, options.reorder = variant.reorder;
@@ -286,9 +289,7 @@ void bench_rsh(benchmark::State& state, const bench::MatrixSource& src, const Co
     if (!plan) {  // a KernelConfig this precision lacks is an error of this benchmark, not of the run
       plan = std::make_unique<cuda::SpmmPlan<T>>(impl::host_format(x.inspection.pattern, x.slots), nullptr, math);
     }
-    cuda::KernelConfig kernel = cfg.kernel;  // per benchmark: the plan is shared by every --rsh_k
-    kernel.warps_per_item = warps_per_item;
-    plan->set_config(kernel);
+    plan->set_config(kernel);  // per benchmark: the plan is shared by every --rsh_k and --rsh_res_lanes
     RSH_CUDA_CHECK(cudaMemset(g.operands->C[0].get(), 0xff, g.operands->C[0].size() * sizeof(T)));  // NaN poison
     run(g.operands->B[0].get(), g.operands->C[0].get());
     RSH_CUDA_CHECK(cudaDeviceSynchronize());
@@ -350,31 +351,36 @@ void register_group(const bench::MatrixSource& src, const Config& cfg, int index
         ->Unit(benchmark::kMicrosecond);
   const bool partitions = cfg.partitions.size() > 1, reorders = cfg.reorders.size() > 1;
   const bool pieces = cfg.pieces.size() > 1, warps = cfg.warps_per_item.size() > 1;
+  const bool lanes = cfg.residual_lanes.size() > 1;
   for (Partition p : cfg.partitions)
     for (Reorder r : cfg.reorders)
       for (int piece : cfg.pieces)
-        for (int k : cfg.warps_per_item) {
-          std::vector<std::string> parts;  // what varies, joined by "+" after "rsh:"
-          if (partitions) parts.push_back(partition_name(p));
-          if (reorders) parts.push_back(reorder_name(r));
-          if (pieces) parts.push_back("P" + std::to_string(piece));
-          if (warps) parts.push_back("K" + std::to_string(k));
-          std::string name = "rsh";
-          for (size_t i = 0; i < parts.size(); ++i) name += (i == 0 ? ":" : "+") + parts[i];
-          benchmark::RegisterBenchmark((base + name).c_str(),
-                                       [=](benchmark::State& s) {
-                                         bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant{p, r, piece}, k);
-                                       })
-              ->UseManualTime()
-              ->Unit(benchmark::kMicrosecond);
-        }
+        for (int k : cfg.warps_per_item)
+          for (int g : cfg.residual_lanes) {
+            std::vector<std::string> parts;  // what varies, joined by "+" after "rsh:"
+            if (partitions) parts.push_back(partition_name(p));
+            if (reorders) parts.push_back(reorder_name(r));
+            if (pieces) parts.push_back("P" + std::to_string(piece));
+            if (warps) parts.push_back("K" + std::to_string(k));
+            if (lanes) parts.push_back("G" + std::to_string(g));
+            std::string name = "rsh";
+            for (size_t i = 0; i < parts.size(); ++i) name += (i == 0 ? ":" : "+") + parts[i];
+            cuda::KernelConfig kernel = cfg.kernel;
+            kernel.warps_per_item = k, kernel.residual_lanes = g;
+            benchmark::RegisterBenchmark(
+                (base + name).c_str(),
+                [=](benchmark::State& s) {
+                  bench_rsh<T>(s, src, cfg, index, count, prec, n, Variant{p, r, piece}, kernel);
+                })
+                ->UseManualTime()
+                ->Unit(benchmark::kMicrosecond);
+          }
 }
 
 Config parse_flags(int& argc, char** argv) {
   Config cfg;
   const std::map<std::string, int*> ints = {{"--rsh_max_tiles=", &cfg.options.tuning.max_tiles_per_item},
                                             {"--rsh_max_res=", &cfg.options.tuning.max_residual_nnz_per_item},
-                                            {"--rsh_res_lanes=", &cfg.kernel.residual_lanes},
                                             {"--rsh_dense_cluster=", &cfg.kernel.dense_cluster},
                                             {"--rsh_dense_stages=", &cfg.kernel.dense_stages},
                                             {"--rsh_dense_round=", &cfg.kernel.dense_round_steps},
@@ -389,6 +395,8 @@ Config parse_flags(int& argc, char** argv) {
       if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
     if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
     if (!value("--rsh_piece_res=").empty()) return cfg.pieces = bench::int_list(value("--rsh_piece_res=")), true;
+    if (!value("--rsh_res_lanes=").empty())
+      return cfg.residual_lanes = bench::int_list(value("--rsh_res_lanes=")), true;
     if (!value("--rsh_k=").empty()) return cfg.warps_per_item = bench::int_list(value("--rsh_k=")), true;
     if (!value("--rsh_prec=").empty()) return cfg.precisions = bench::split_list(value("--rsh_prec=")), true;
     if (arg == "--rsh_row_error") return cfg.row_error = true, true;
