@@ -95,10 +95,23 @@ inline std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+/// "32" -> 32; throws std::invalid_argument unless the whole text is one int.
+inline int parse_int(const std::string& s) {
+  size_t end = 0;
+  int v = 0;
+  try {
+    v = std::stoi(s, &end);
+  } catch (const std::exception&) {
+    end = 0;  // not a number, or out of int's range
+  }
+  if (end == 0 || end != s.size()) throw std::invalid_argument("'" + s + "' is not an int");
+  return v;
+}
+
 /// "32,128" -> {32, 128}.
 inline std::vector<int> int_list(const std::string& s) {
   std::vector<int> out;
-  for (const auto& item : split_list(s)) out.push_back(std::stoi(item));
+  for (const auto& item : split_list(s)) out.push_back(parse_int(item));
   return out;
 }
 
@@ -167,9 +180,26 @@ void take_flags(int& argc, char** argv, SuiteFlags& suite, Take&& take) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&](const char* flag) { return flag_value(arg, flag); };
-    if (!suite.parse(arg) && !take(arg, value)) argv[out++] = argv[i];
+    try {
+      if (!suite.parse(arg) && !take(arg, value)) argv[out++] = argv[i];
+    } catch (const std::exception& e) {  // named with its flag: a bare "stoi" does not say which
+      throw std::invalid_argument(arg + ": " + e.what());
+    }
   }
   argc = out;
+}
+
+/// Runs `parse` (a benchmark's flag parser); a malformed flag is reported as "program: why" and gives false,
+/// so that main returns an error status rather than terminating on the exception.
+template <class Parse>
+bool flags_parsed(const char* program, Parse&& parse) {
+  try {
+    parse();
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return false;
+  }
 }
 
 /// --rsh_timing=gated|stream: whether batches run behind the launch gate (RshSparse_benchmark_timing.hpp).

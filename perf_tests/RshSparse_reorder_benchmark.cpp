@@ -125,7 +125,7 @@ Config parse_flags(int& argc, char** argv) {
                                               {"--rsh_place_isolated=", &r.place_isolated}};
   bench::take_flags(argc, argv, cfg.suite, [&](const std::string&, auto value) {
     for (const auto& f : ints)
-      if (!value(f.first.c_str()).empty()) return *f.second = std::stoi(value(f.first.c_str())), true;
+      if (!value(f.first.c_str()).empty()) return *f.second = bench::parse_int(value(f.first.c_str())), true;
     for (const auto& f : reals)
       if (!value(f.first.c_str()).empty()) return *f.second = std::stod(value(f.first.c_str())), true;
     for (const auto& f : flags)
@@ -144,7 +144,8 @@ Config parse_flags(int& argc, char** argv) {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  static const Config cfg = parse_flags(argc, argv);
+  static Config cfg;
+  if (!bench::flags_parsed("rsh_reorder_benchmark", [&] { cfg = parse_flags(argc, argv); })) return 2;
   static const std::vector<bench::MatrixSource> sources = cfg.suite.sources();
   const int count = static_cast<int>(sources.size());
   for (int i = 0; i < count; ++i)

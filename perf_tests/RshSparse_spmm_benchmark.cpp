@@ -392,7 +392,7 @@ Config parse_flags(int& argc, char** argv) {
       {"auto", Partition::kAuto}};
   bench::take_flags(argc, argv, cfg.suite, [&](const std::string& arg, auto value) {
     for (const auto& flag : ints)
-      if (!value(flag.first.c_str()).empty()) return *flag.second = std::stoi(value(flag.first.c_str())), true;
+      if (!value(flag.first.c_str()).empty()) return *flag.second = bench::parse_int(value(flag.first.c_str())), true;
     if (!value("--rsh_n=").empty()) return cfg.widths = bench::int_list(value("--rsh_n=")), true;
     if (!value("--rsh_piece_res=").empty()) return cfg.pieces = bench::int_list(value("--rsh_piece_res=")), true;
     if (!value("--rsh_res_lanes=").empty())
@@ -434,7 +434,8 @@ Config parse_flags(int& argc, char** argv) {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  static Config cfg = parse_flags(argc, argv);
+  static Config cfg;
+  if (!bench::flags_parsed("rsh_spmm_benchmark", [&] { cfg = parse_flags(argc, argv); })) return 2;
   if (!cuda::device_available()) {
     std::cerr << "no CUDA device: nothing to benchmark\n";
     return 0;

@@ -189,7 +189,8 @@ void release_space() {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  static Config cfg = parse_flags(argc, argv);
+  static Config cfg;
+  if (!bench::flags_parsed("rsh_host_benchmark", [&] { cfg = parse_flags(argc, argv); })) return 2;
   cfg.suite.for_each_matrix([&](const bench::MatrixSource& src, int i, int count) {
     for (const auto& space : cfg.spaces) {
 #if defined(KOKKOS_ENABLE_SERIAL)

@@ -296,8 +296,10 @@ Config parse_flags(int& argc, char** argv) {
     if (!value("--rsh_impl=").empty()) return cfg.impls = bench::split_list(value("--rsh_impl=")), true;
     if (!value("--rsh_mode=").empty()) return cfg.modes = bench::split_list(value("--rsh_mode=")), true;
     if (!value("--rsh_timing=").empty()) return cfg.gated_timing = bench::gated_timing(value("--rsh_timing=")), true;
-    if (!value("--rsh_label_rounds=").empty()) return cfg.label_rounds = std::stoi(value("--rsh_label_rounds=")), true;
-    if (!value("--rsh_window_chunk=").empty()) return cfg.window_chunk = std::stoi(value("--rsh_window_chunk=")), true;
+    if (!value("--rsh_label_rounds=").empty())
+      return cfg.label_rounds = bench::parse_int(value("--rsh_label_rounds=")), true;
+    if (!value("--rsh_window_chunk=").empty())
+      return cfg.window_chunk = bench::parse_int(value("--rsh_window_chunk=")), true;
     return false;
   });
   return cfg;
@@ -312,7 +314,8 @@ void release() {
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  static Config cfg = parse_flags(argc, argv);
+  static Config cfg;
+  if (!bench::flags_parsed("rsh_kokkos_benchmark", [&] { cfg = parse_flags(argc, argv); })) return 2;
   cfg.suite.for_each_matrix([&](const bench::MatrixSource& src, int i, int count) {
     for (const auto& scalar : cfg.scalars)
       for (int n : cfg.widths) {
