@@ -53,6 +53,47 @@ __device__ __forceinline__ void fma_row(Frag<V, Accum<T>>& acc, Accum<T> a, cons
   for (int x = 0; x < V; ++x) acc.v[x] = fma(a, b.get(x), acc.v[x]);
 }
 
+/// How residual lanes read their V features of a B row. VecRows is the
+/// common case: B row-major with 16-byte aligned rows (DenseRef::vec) less than
+/// 2^31 bytes apart. A lane computes its chunks' base addresses once, and each
+/// row costs one multiply-add an address; a chunk past n reads the row's first
+/// features instead (a lane never stores features past n). RawRow::load's
+/// per-row checks (layout, range, padding rows, 64-bit offsets) took more
+/// instructions than the loads in this issue-bound loop, and residual rows are
+/// never padding.
+template <class T, int V>
+struct VecRows {
+  static constexpr int kChunks = RawRow<T, V>::kChunks, kChunkElems = RawRow<T, V>::kChunkElems;
+  const char* base[kChunks];
+  int stride_bytes;
+
+  __device__ __forceinline__ static bool applies(const DenseRef<const T>& B) {
+    return B.vec && B.row_stride <= int64_t(INT32_MAX / int(sizeof(T)));
+  }
+  __device__ __forceinline__ VecRows(const DenseRef<const T>& B, int f, int qs)
+      : stride_bytes(static_cast<int>(B.row_stride) * int(sizeof(T))) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      const int fc = run_feature<T>(f, c * kChunkElems, qs);  // chunks are wholly in or past n (n % 8 == 0)
+      base[c] = reinterpret_cast<const char*>(B.ptr + (fc < B.n ? fc : 0));
+    }
+  }
+  __device__ __forceinline__ void load(RawRow<T, V>& r, int row) const {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      const uint4 u = __ldg(reinterpret_cast<const uint4*>(base[c] + static_cast<int64_t>(row) * stride_bytes));
+      r.w[4 * c] = u.x, r.w[4 * c + 1] = u.y, r.w[4 * c + 2] = u.z, r.w[4 * c + 3] = u.w;
+    }
+  }
+};
+/// Any other layout: RawRow::load, with its checks, per row.
+template <class T, int V>
+struct CheckedRows {
+  DenseRef<const T> B;
+  int f, qs;
+  __device__ __forceinline__ void load(RawRow<T, V>& r, int row) const { r.load(B, row, f, qs); }
+};
+
 /// The B rows of kBatch consecutive nonzeros of an item and their weights,
 /// requested together. The group's lanes hold one (column, value) each; a
 /// batch reaching past `count` reads the batch's first row again with weight
@@ -62,15 +103,16 @@ struct ResidualBatch {
   RawRow<T, V> b[kBatch];
   Accum<T> a[kBatch];
 
-  __device__ __forceinline__ void load(const DenseRef<const T>& B, int my_col, Accum<T> my_val, int first, int count,
-                                       unsigned mask, int G, int f, int qs) {
+  template <class Rows>
+  __device__ __forceinline__ void load(const Rows& rows, int my_col, Accum<T> my_val, int first, int count,
+                                       unsigned mask, int G) {
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const bool valid = first + u < count;  // uniform in the group
       const int src = valid ? first + u : first;
       const Accum<T> v = __shfl_sync(mask, my_val, src, G);
       a[u] = valid ? v : Accum<T>(0);
-      b[u].load(B, __shfl_sync(mask, my_col, src, G), f, qs);
+      rows.load(b[u], __shfl_sync(mask, my_col, src, G));
     }
   }
   __device__ __forceinline__ void accumulate(Frag<V, Accum<T>>& acc) const {
@@ -79,10 +121,35 @@ struct ResidualBatch {
   }
 };
 
+/// acc += the products of an item's nonzeros [k_begin, k_end) with its B rows:
+/// G column ids and values at a time, one a lane, then ResidualBatch-es of
+/// kBatch rows in two alternating sets, the next batch requested before the
+/// current one is multiplied (two batches in flight).
+template <int kBatch, int V, class T, class OutT, class Rows>
+__device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p, const Rows& rows, int k_begin,
+                                                int k_end, int lane_in_group, unsigned mask,
+                                                Frag<V, Accum<T>>& acc) {
+  const int G = p.group;
+  for (int base = k_begin; base < k_end; base += G) {
+    const int k = base + lane_in_group;
+    const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
+    const Accum<T> my_val = k < k_end ? to_acc(p.values[k]) : Accum<T>(0);
+    const int count = min(G, k_end - base);
+    ResidualBatch<kBatch, V, T> even, odd;
+    even.load(rows, my_col, my_val, 0, count, mask, G);
+    for (int i0 = 0;; i0 += 2 * kBatch) {
+      if (i0 + kBatch < count) odd.load(rows, my_col, my_val, i0 + kBatch, count, mask, G);
+      even.accumulate(acc);
+      if (i0 + kBatch >= count) break;
+      if (i0 + 2 * kBatch < count) even.load(rows, my_col, my_val, i0 + 2 * kBatch, count, mask, G);
+      odd.accumulate(acc);
+      if (i0 + 2 * kBatch >= count) break;
+    }
+  }
+}
+
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds V accumulators per thread. ResidualBatch-es of kBatch rows in
-/// two alternating sets: the next batch is requested before the current one
-/// is multiplied (two batches in flight).
+/// `partials` holds V accumulators per thread.
 template <int kBatch, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials) {
   const int G = p.group;
@@ -106,22 +173,10 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = range.x, k_end = range.y;
 
   Frag<V, Accum<T>> acc = {};
-  for (int base = k_begin; base < k_end; base += G) {
-    const int k = base + lane_in_group;
-    const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
-    const Accum<T> my_val = k < k_end ? to_acc(p.values[k]) : Accum<T>(0);
-    const int count = min(G, k_end - base);
-    ResidualBatch<kBatch, V, T> even, odd;
-    even.load(p.B, my_col, my_val, 0, count, mask, G, f, qs);
-    for (int i0 = 0;; i0 += 2 * kBatch) {
-      if (i0 + kBatch < count) odd.load(p.B, my_col, my_val, i0 + kBatch, count, mask, G, f, qs);
-      even.accumulate(acc);
-      if (i0 + kBatch >= count) break;
-      if (i0 + 2 * kBatch < count) even.load(p.B, my_col, my_val, i0 + 2 * kBatch, count, mask, G, f, qs);
-      odd.accumulate(acc);
-      if (i0 + 2 * kBatch >= count) break;
-    }
-  }
+  if (VecRows<T, V>::applies(p.B))  // uniform in the grid
+    accumulate_item<kBatch>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, acc);
+  else
+    accumulate_item<kBatch>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
   const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
