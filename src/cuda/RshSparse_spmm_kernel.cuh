@@ -20,9 +20,11 @@ template <class T>
 constexpr int fused_residual_features() {
   return sizeof(T) == 8 ? 4 : 8;
 }
-static_assert(8 * kResThreadsPerBlock * sizeof(float) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks &&
-                  4 * kResThreadsPerBlock * sizeof(double) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
-              "rsh::spmm: residual partial sums fit in the Tensor-Core ring");
+static_assert(8 * kResThreadsPerBlock * sizeof(float) + residual_slot_bytes<float>() <=
+                      sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks &&
+                  4 * kResThreadsPerBlock * sizeof(double) + residual_slot_bytes<double>() <=
+                      sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
+              "rsh::spmm: residual partial sums and slots fit in the Tensor-Core ring");
 
 template <class T, class OutT>
 struct SpmmParams {
@@ -60,8 +62,12 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   spmm_prologue(p);
   const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
-  residual_block<kFusedResidualBatch, fused_residual_features<T>()>(p.res, block - p.tc_blocks,
-                                                                    reinterpret_cast<Accum<T>*>(ring));
+  // The ring's start holds the residual's partial sums, then its slots.
+  constexpr int V = fused_residual_features<T>();
+  residual_block<kFusedResidualBatch, V>(p.res, block - p.tc_blocks, reinterpret_cast<Accum<T>*>(ring),
+                                         reinterpret_cast<ResidualSlot<T>*>(ring) + V * kResThreadsPerBlock *
+                                                                                        sizeof(Accum<T>) /
+                                                                                        sizeof(ResidualSlot<T>));
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
@@ -89,8 +95,9 @@ template <class T, class OutT, int V>
 __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
     residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ Accum<T> partials[V * kResThreadsPerBlock];
+  __shared__ alignas(16) ResidualSlot<T> slots[kResThreadsPerBlock];
   spmm_prologue(p);
-  residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials);
+  residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials, slots);
 }
 
 }  // namespace detail

@@ -81,7 +81,9 @@ struct VecRows {
   __device__ __forceinline__ void load(RawRow<T, V>& r, int row) const {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      const uint4 u = __ldg(reinterpret_cast<const uint4*>(base[c] + static_cast<int64_t>(row) * stride_bytes));
+      // Unsigned 32 x 32 -> 64 bits (rows and the stride are >= 0): one IMAD.WIDE.U32 with the base as addend.
+      const uint64_t offset = static_cast<uint64_t>(static_cast<uint32_t>(row)) * static_cast<uint32_t>(stride_bytes);
+      const uint4 u = __ldg(reinterpret_cast<const uint4*>(base[c] + offset));
       r.w[4 * c] = u.x, r.w[4 * c + 1] = u.y, r.w[4 * c + 2] = u.z, r.w[4 * c + 3] = u.w;
     }
   }
@@ -94,25 +96,38 @@ struct CheckedRows {
   __device__ __forceinline__ void load(RawRow<T, V>& r, int row) const { r.load(B, row, f, qs); }
 };
 
+/// A nonzero as a lane group reads it from shared memory: column id and
+/// value side by side, so that one load gives both to every lane (8 bytes;
+/// 16 for FP64), and a batch of two FP32 or FP16 nonzeros is one 16-byte load.
+/// Shuffles took two SHFLs and, with a group's mask, a convergence check each.
+template <class T>
+struct alignas(2 * sizeof(Accum<T>) >= 8 ? 2 * sizeof(Accum<T>) : 8) ResidualSlot {
+  int col;
+  Accum<T> val;
+};
+/// Shared memory of a residual CTA's slots: one per thread.
+template <class T>
+constexpr int residual_slot_bytes() {
+  return kResThreadsPerBlock * int(sizeof(ResidualSlot<T>));
+}
+
 /// The B rows of kBatch consecutive nonzeros of an item and their weights,
-/// requested together. The group's lanes hold one (column, value) each; a
-/// batch reaching past `count` reads the batch's first row again with weight
-/// zero (a cache hit), so the trip count is fixed and the loads need no branch.
+/// requested together from the group's slots.
 template <int kBatch, int V, class T>
 struct ResidualBatch {
+  struct alignas(kBatch * sizeof(ResidualSlot<T>) <= 16 ? kBatch * sizeof(ResidualSlot<T>) : 16) Slots {
+    ResidualSlot<T> s[kBatch];
+  };
   RawRow<T, V> b[kBatch];
   Accum<T> a[kBatch];
 
   template <class Rows>
-  __device__ __forceinline__ void load(const Rows& rows, int my_col, Accum<T> my_val, int first, int count,
-                                       unsigned mask, int G) {
+  __device__ __forceinline__ void load(const Rows& rows, const ResidualSlot<T>* slots) {
+    const Slots batch = *reinterpret_cast<const Slots*>(slots);
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
-      const bool valid = first + u < count;  // uniform in the group
-      const int src = valid ? first + u : first;
-      const Accum<T> v = __shfl_sync(mask, my_val, src, G);
-      a[u] = valid ? v : Accum<T>(0);
-      rows.load(b[u], __shfl_sync(mask, my_col, src, G));
+      a[u] = batch.s[u].val;
+      rows.load(b[u], batch.s[u].col);
     }
   }
   __device__ __forceinline__ void accumulate(Frag<V, Accum<T>>& acc) const {
@@ -121,27 +136,32 @@ struct ResidualBatch {
   }
 };
 
-/// acc += the products of an item's nonzeros [k_begin, k_end) with its B rows:
-/// G column ids and values at a time, one a lane, then ResidualBatch-es of
-/// kBatch rows in two alternating sets, the next batch requested before the
-/// current one is multiplied (two batches in flight).
+/// acc += the products of an item's nonzeros [k_begin, k_end) with its B rows.
+/// G nonzeros at a time, one a lane, go to the group's slots; ResidualBatch-es
+/// of kBatch rows follow in two alternating sets, the next batch requested
+/// before the current one is multiplied (two batches in flight). A slot past
+/// the item repeats its last column with weight zero (a cache hit), so a batch
+/// that reaches past the item needs no branch.
 template <int kBatch, int V, class T, class OutT, class Rows>
 __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p, const Rows& rows, int k_begin,
                                                 int k_end, int lane_in_group, unsigned mask,
-                                                Frag<V, Accum<T>>& acc) {
+                                                ResidualSlot<T>* group_slots, Frag<V, Accum<T>>& acc) {
+  static_assert(kBatch == 1 || kBatch == 2, "rsh::spmm: batches of one or two slots (G is even)");
   const int G = p.group;
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
-    const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
-    const Accum<T> my_val = k < k_end ? to_acc(p.values[k]) : Accum<T>(0);
+    __syncwarp(mask);  // the group has read the previous nonzeros' slots
+    group_slots[lane_in_group] = {__ldg(p.res_cols + min(k, k_end - 1)),
+                                  k < k_end ? to_acc(p.values[k]) : Accum<T>(0)};
+    __syncwarp(mask);
     const int count = min(G, k_end - base);
     ResidualBatch<kBatch, V, T> even, odd;
-    even.load(rows, my_col, my_val, 0, count, mask, G);
+    even.load(rows, group_slots);
     for (int i0 = 0;; i0 += 2 * kBatch) {
-      if (i0 + kBatch < count) odd.load(rows, my_col, my_val, i0 + kBatch, count, mask, G);
+      if (i0 + kBatch < count) odd.load(rows, group_slots + i0 + kBatch);
       even.accumulate(acc);
       if (i0 + kBatch >= count) break;
-      if (i0 + 2 * kBatch < count) even.load(rows, my_col, my_val, i0 + 2 * kBatch, count, mask, G);
+      if (i0 + 2 * kBatch < count) even.load(rows, group_slots + i0 + 2 * kBatch);
       odd.accumulate(acc);
       if (i0 + 2 * kBatch >= count) break;
     }
@@ -149,9 +169,10 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
 }
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds V accumulators per thread.
+/// `partials` holds V accumulators per thread, `slots` one ResidualSlot.
 template <int kBatch, int V, class T, class OutT>
-__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials) {
+__device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
+                                               ResidualSlot<T>* slots) {
   const int G = p.group;
   const int lane = threadIdx.x % 32, lane_in_group = lane % G;
   // 32-bit block arithmetic (the grid has < 2^31 CTAs): a 64-bit division
@@ -173,10 +194,12 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = range.x, k_end = range.y;
 
   Frag<V, Accum<T>> acc = {};
+  ResidualSlot<T>* group_slots = slots + (threadIdx.x - lane_in_group);
   if (VecRows<T, V>::applies(p.B))  // uniform in the grid
-    accumulate_item<kBatch>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, acc);
+    accumulate_item<kBatch>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots, acc);
   else
-    accumulate_item<kBatch>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, acc);
+    accumulate_item<kBatch>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots,
+                            acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
   const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
