@@ -64,10 +64,9 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
   // The ring's start holds the residual's partial sums, then its slots.
   constexpr int V = fused_residual_features<T>();
-  residual_block<kFusedResidualBatch, V>(p.res, block - p.tc_blocks, reinterpret_cast<Accum<T>*>(ring),
-                                         reinterpret_cast<ResidualSlot<T>*>(ring) + V * kResThreadsPerBlock *
-                                                                                        sizeof(Accum<T>) /
-                                                                                        sizeof(ResidualSlot<T>));
+  Accum<T>* partials = reinterpret_cast<Accum<T>*>(ring);
+  auto* slots = reinterpret_cast<ResidualSlot<T>*>(partials + V * kResThreadsPerBlock);
+  residual_block<kFusedResidualBatch, V>(p.res, block - p.tc_blocks, partials, slots);
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window

@@ -4,10 +4,11 @@
 // residual row or a piece of one) for one slice of G x V features; each lane
 // owns V = 8 features (FP16: 8 consecutive, one 16-byte B load; FP32: two
 // runs of 4, see dense_access) or V = 4 (FP32: one run). Column ids and values
-// are loaded G at a time, one per lane, and broadcast with shuffles. A CTA
-// runs 256 / G consecutive items of one slice (CTAs slice by slice); a row
-// cut into pieces inside that range is summed through shared memory by its
-// first piece, so only rows too long for one CTA add into C with atomics.
+// are loaded G at a time, one per lane, into the group's shared-memory slots,
+// from which every lane reads them (ResidualSlot). A CTA runs 256 / G
+// consecutive items of one slice (CTAs slice by slice); a row cut into pieces
+// inside that range is summed through shared memory by its first piece, so
+// only rows too long for one CTA add into C with atomics.
 // FP64 lanes hold V = 4 (two runs of 2, one 16-byte load each) or V = 2 (one
 // run) and accumulate in FP64.
 #include <cstdint>
@@ -151,8 +152,7 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     __syncwarp(mask);  // the group has read the previous nonzeros' slots
-    group_slots[lane_in_group] = {__ldg(p.res_cols + min(k, k_end - 1)),
-                                  k < k_end ? to_acc(p.values[k]) : Accum<T>(0)};
+    group_slots[lane_in_group] = {__ldg(p.res_cols + min(k, k_end - 1)), k < k_end ? to_acc(p.values[k]) : Accum<T>(0)};
     __syncwarp(mask);
     const int count = min(G, k_end - base);
     ResidualBatch<kBatch, V, T> even, odd;
@@ -198,8 +198,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   if (VecRows<T, V>::applies(p.B))  // uniform in the grid
     accumulate_item<kBatch>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots, acc);
   else
-    accumulate_item<kBatch>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots,
-                            acc);
+    accumulate_item<kBatch>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots, acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
   const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
