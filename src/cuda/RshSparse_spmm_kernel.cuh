@@ -20,11 +20,9 @@ template <class T>
 constexpr int fused_residual_features() {
   return sizeof(T) == 8 ? 4 : 8;
 }
-static_assert(8 * kResThreadsPerBlock * sizeof(float) + residual_slot_bytes<float>() <=
-                      sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks &&
-                  4 * kResThreadsPerBlock * sizeof(double) + residual_slot_bytes<double>() <=
-                      sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
-              "rsh::spmm: residual partial sums and slots fit in the Tensor-Core ring");
+static_assert(8 * kResThreadsPerBlock * sizeof(float) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks &&
+                  4 * kResThreadsPerBlock * sizeof(double) <= sizeof(uint4) * kTcWarpsPerBlock * kTcRingChunks,
+              "rsh::spmm: residual partial sums fit in the Tensor-Core ring");
 
 template <class T, class OutT>
 struct SpmmParams {
@@ -62,11 +60,8 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   spmm_prologue(p);
   const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
-  // The ring's start holds the residual's partial sums, then its slots.
-  constexpr int V = fused_residual_features<T>();
-  Accum<T>* partials = reinterpret_cast<Accum<T>*>(ring);
-  auto* slots = reinterpret_cast<ResidualSlot<T>*>(partials + V * kResThreadsPerBlock);
-  residual_block<kFusedResidualBatch, V>(p.res, block - p.tc_blocks, partials, slots);
+  residual_block<kFusedResidualBatch, false, fused_residual_features<T>()>(
+      p.res, block - p.tc_blocks, reinterpret_cast<Accum<T>*>(ring), static_cast<ResidualSlot<T>*>(nullptr));
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
@@ -96,7 +91,7 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
   __shared__ Accum<T> partials[V * kResThreadsPerBlock];
   __shared__ alignas(16) ResidualSlot<T> slots[kResThreadsPerBlock];
   spmm_prologue(p);
-  residual_block<kResidualBatch, V>(p.res, blockIdx.x, partials, slots);
+  residual_block<kResidualBatch, true, V>(p.res, blockIdx.x, partials, slots);
 }
 
 }  // namespace detail

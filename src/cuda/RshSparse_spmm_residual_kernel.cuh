@@ -97,34 +97,64 @@ struct CheckedRows {
   __device__ __forceinline__ void load(RawRow<T, V>& r, int row) const { r.load(B, row, f, qs); }
 };
 
-/// A nonzero as a lane group reads it from shared memory: column id and
-/// value side by side, so that one load gives both to every lane (8 bytes;
-/// 16 for FP64), and a batch of two FP32 or FP16 nonzeros is one 16-byte load.
-/// Shuffles took two SHFLs and, with a group's mask, a convergence check each.
+/// A nonzero of an item as a group's lanes use it: column id and value side by
+/// side, so that one shared-memory load gives both (8 bytes; 16 for FP64), and
+/// a batch of two FP32 or FP16 nonzeros is one 16-byte load.
 template <class T>
 struct alignas(2 * sizeof(Accum<T>) >= 8 ? 2 * sizeof(Accum<T>) : 8) ResidualSlot {
   int col;
   Accum<T> val;
 };
-/// Shared memory of a residual CTA's slots: one per thread.
-template <class T>
-constexpr int residual_slot_bytes() {
-  return kResThreadsPerBlock * int(sizeof(ResidualSlot<T>));
-}
+template <int kBatch, class T>
+struct alignas(kBatch * sizeof(ResidualSlot<T>) <= 16 ? kBatch * sizeof(ResidualSlot<T>) : 16) NonzeroBatch {
+  ResidualSlot<T> s[kBatch];
+};
 
-/// The B rows of kBatch consecutive nonzeros of an item and their weights,
-/// requested together from the group's slots.
+/// Where a group's lanes read the nonzeros they loaded G at a time, one a lane.
+/// StagedNonzeros: from the group's shared-memory slots. residual_kernel takes
+/// these: shuffles cost it two SHFLs and, with a group's mask, a convergence
+/// check (MATCH, REDUX, VOTE, BRA.DIV) a row. ShuffledNonzeros: from the lane
+/// that loaded each. The fused kernel keeps these: its single-row batches
+/// gain nothing from 16-byte slot loads, and ran 1% slower on slots.
+template <class T>
+struct StagedNonzeros {
+  const ResidualSlot<T>* slots;
+  template <int kBatch>
+  __device__ __forceinline__ NonzeroBatch<kBatch, T> fetch(int first) const {
+    return *reinterpret_cast<const NonzeroBatch<kBatch, T>*>(slots + first);
+  }
+};
+/// A batch reaching past `count` reads the batch's first row again with
+/// weight zero (a cache hit), so the trip count is fixed and the loads need no branch.
+template <class T>
+struct ShuffledNonzeros {
+  int my_col;
+  Accum<T> my_val;
+  int count, G;
+  unsigned mask;
+  template <int kBatch>
+  __device__ __forceinline__ NonzeroBatch<kBatch, T> fetch(int first) const {
+    NonzeroBatch<kBatch, T> batch;
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const bool valid = first + u < count;  // uniform in the group
+      const int src = valid ? first + u : first;
+      const Accum<T> v = __shfl_sync(mask, my_val, src, G);
+      batch.s[u] = {__shfl_sync(mask, my_col, src, G), valid ? v : Accum<T>(0)};
+    }
+    return batch;
+  }
+};
+
+/// The B rows of kBatch consecutive nonzeros of an item and their weights, requested together.
 template <int kBatch, int V, class T>
 struct ResidualBatch {
-  struct alignas(kBatch * sizeof(ResidualSlot<T>) <= 16 ? kBatch * sizeof(ResidualSlot<T>) : 16) Slots {
-    ResidualSlot<T> s[kBatch];
-  };
   RawRow<T, V> b[kBatch];
   Accum<T> a[kBatch];
 
-  template <class Rows>
-  __device__ __forceinline__ void load(const Rows& rows, const ResidualSlot<T>* slots) {
-    const Slots batch = *reinterpret_cast<const Slots*>(slots);
+  template <class Rows, class Nonzeros>
+  __device__ __forceinline__ void load(const Rows& rows, const Nonzeros& nonzeros, int first) {
+    const NonzeroBatch<kBatch, T> batch = nonzeros.template fetch<kBatch>(first);
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       a[u] = batch.s[u].val;
@@ -137,13 +167,29 @@ struct ResidualBatch {
   }
 };
 
-/// acc += the products of an item's nonzeros [k_begin, k_end) with its B rows.
-/// G nonzeros at a time, one a lane, go to the group's slots; ResidualBatch-es
-/// of kBatch rows follow in two alternating sets, the next batch requested
-/// before the current one is multiplied (two batches in flight). A slot past
-/// the item repeats its last column with weight zero (a cache hit), so a batch
-/// that reaches past the item needs no branch.
-template <int kBatch, int V, class T, class OutT, class Rows>
+/// acc += the products of `count` nonzeros with their B rows: ResidualBatch-es
+/// of kBatch rows in two alternating sets, the next batch requested before the
+/// current one is multiplied (two batches in flight).
+template <int kBatch, int V, class T, class Rows, class Nonzeros>
+__device__ __forceinline__ void accumulate_batches(const Rows& rows, const Nonzeros& nonzeros, int count,
+                                                   Frag<V, Accum<T>>& acc) {
+  ResidualBatch<kBatch, V, T> even, odd;
+  even.load(rows, nonzeros, 0);
+  for (int i0 = 0;; i0 += 2 * kBatch) {
+    if (i0 + kBatch < count) odd.load(rows, nonzeros, i0 + kBatch);
+    even.accumulate(acc);
+    if (i0 + kBatch >= count) break;
+    if (i0 + 2 * kBatch < count) even.load(rows, nonzeros, i0 + 2 * kBatch);
+    odd.accumulate(acc);
+    if (i0 + 2 * kBatch >= count) break;
+  }
+}
+
+/// acc += the products of an item's nonzeros [k_begin, k_end) with their B
+/// rows, G nonzeros at a time, one a lane. Staged, a slot past the item
+/// repeats its last column with weight zero (a cache hit), so a batch that
+/// reaches past the item needs no branch either.
+template <int kBatch, bool kStaged, int V, class T, class OutT, class Rows>
 __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p, const Rows& rows, int k_begin,
                                                 int k_end, int lane_in_group, unsigned mask,
                                                 ResidualSlot<T>* group_slots, Frag<V, Accum<T>>& acc) {
@@ -151,26 +197,25 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
   const int G = p.group;
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
-    __syncwarp(mask);  // the group has read the previous nonzeros' slots
-    group_slots[lane_in_group] = {__ldg(p.res_cols + min(k, k_end - 1)), k < k_end ? to_acc(p.values[k]) : Accum<T>(0)};
-    __syncwarp(mask);
     const int count = min(G, k_end - base);
-    ResidualBatch<kBatch, V, T> even, odd;
-    even.load(rows, group_slots);
-    for (int i0 = 0;; i0 += 2 * kBatch) {
-      if (i0 + kBatch < count) odd.load(rows, group_slots + i0 + kBatch);
-      even.accumulate(acc);
-      if (i0 + kBatch >= count) break;
-      if (i0 + 2 * kBatch < count) even.load(rows, group_slots + i0 + 2 * kBatch);
-      odd.accumulate(acc);
-      if (i0 + 2 * kBatch >= count) break;
+    if constexpr (kStaged) {
+      __syncwarp(mask);  // the group has read the previous nonzeros' slots
+      group_slots[lane_in_group] = {__ldg(p.res_cols + min(k, k_end - 1)),
+                                    k < k_end ? to_acc(p.values[k]) : Accum<T>(0)};
+      __syncwarp(mask);
+      accumulate_batches<kBatch, V, T>(rows, StagedNonzeros<T>{group_slots}, count, acc);
+    } else {
+      const int my_col = k < k_end ? __ldg(p.res_cols + k) : -1;
+      const Accum<T> my_val = k < k_end ? to_acc(p.values[k]) : Accum<T>(0);
+      accumulate_batches<kBatch, V, T>(rows, ShuffledNonzeros<T>{my_col, my_val, count, G, mask}, count, acc);
     }
   }
 }
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
-/// `partials` holds V accumulators per thread, `slots` one ResidualSlot.
-template <int kBatch, int V, class T, class OutT>
+/// `partials` holds V accumulators per thread, `slots` one ResidualSlot a
+/// thread where kStaged (else unused).
+template <int kBatch, bool kStaged, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
                                                ResidualSlot<T>* slots) {
   const int G = p.group;
@@ -194,11 +239,13 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = range.x, k_end = range.y;
 
   Frag<V, Accum<T>> acc = {};
-  ResidualSlot<T>* group_slots = slots + (threadIdx.x - lane_in_group);
+  ResidualSlot<T>* group_slots = kStaged ? slots + (threadIdx.x - lane_in_group) : nullptr;
   if (VecRows<T, V>::applies(p.B))  // uniform in the grid
-    accumulate_item<kBatch>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots, acc);
+    accumulate_item<kBatch, kStaged>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots,
+                                     acc);
   else
-    accumulate_item<kBatch>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots, acc);
+    accumulate_item<kBatch, kStaged>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots,
+                                     acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
   const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
