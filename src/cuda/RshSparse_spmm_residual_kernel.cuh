@@ -89,10 +89,11 @@ struct VecRows {
     }
   }
 };
-/// Any other layout: RawRow::load, with its checks, per row.
+/// Any other layout: RawRow::load, with its checks, per row. B by reference:
+/// read from the kernel's parameters where it is used, not held in registers.
 template <class T, int V>
 struct CheckedRows {
-  DenseRef<const T> B;
+  const DenseRef<const T>& B;
   int f, qs;
   __device__ __forceinline__ void load(RawRow<T, V>& r, int row) const { r.load(B, row, f, qs); }
 };
@@ -214,8 +215,11 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
 /// `partials` holds V accumulators per thread, `slots` one ResidualSlot a
-/// thread where kStaged (else unused).
-template <int kBatch, bool kStaged, int V, class T, class OutT>
+/// thread where kStandalone (else unused). kStandalone (residual_kernel):
+/// nonzeros staged in slots, B rows through VecRows where the layout allows.
+/// Else (the fused kernel's residual CTAs): shuffles and RawRow::load, the
+/// loop that measured fastest there.
+template <int kBatch, bool kStandalone, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
                                                ResidualSlot<T>* slots) {
   const int G = p.group;
@@ -239,13 +243,13 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = range.x, k_end = range.y;
 
   Frag<V, Accum<T>> acc = {};
-  ResidualSlot<T>* group_slots = kStaged ? slots + (threadIdx.x - lane_in_group) : nullptr;
-  if (VecRows<T, V>::applies(p.B))  // uniform in the grid
-    accumulate_item<kBatch, kStaged>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots,
-                                     acc);
+  ResidualSlot<T>* group_slots = kStandalone ? slots + (threadIdx.x - lane_in_group) : nullptr;
+  if (kStandalone && VecRows<T, V>::applies(p.B))  // uniform in the grid
+    accumulate_item<kBatch, kStandalone>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots,
+                                         acc);
   else
-    accumulate_item<kBatch, kStaged>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots,
-                                     acc);
+    accumulate_item<kBatch, kStandalone>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask,
+                                         group_slots, acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
   const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
