@@ -55,7 +55,7 @@ double PartitionCost::tensor_core_us(Arithmetic arith, int num_vectors) const {
     case Arithmetic::kTf32:
       return 4.50 + 9.16e-3 * cta_max_tiles + 1.14e-3 * windows + 1.23e-4 * residual_nnz;
     case Arithmetic::kFp32:
-      return 4.75 + 9.73e-3 * cta_max_tiles + 1.35e-3 * windows + 1.18e-4 * residual_nnz;
+      return 5.04 + 9.72e-3 * cta_max_tiles + 1.34e-3 * windows + 1.18e-4 * residual_nnz;
     case Arithmetic::kFp64: {
       const double terms[] = {1.0, double(cta_max_tiles), double(windows), double(residual_nnz)};
       return predict_at(kTensorCoreFp64, terms, num_vectors);
@@ -75,7 +75,7 @@ double CudaCoreCost::us(Arithmetic arith, int num_vectors) const {
     const double terms[] = {1.0, double(items), double(nnz), double(longest), split ? 1.0 : 0.0};
     return predict_at(kCudaCoreFp64, terms, num_vectors);
   }
-  return 2.53 + 4.35e-4 * items + 2.81e-5 * nnz + 0.125 * longest + (split ? 0.255 : 0.0);
+  return 2.78 + 4.71e-4 * items + 2.38e-5 * nnz + 0.0705 * longest + (split ? 0.421 : 0.0);
 }
 
 double PartitionCost::cuda_core_us(Arithmetic arith, int num_vectors) const {
