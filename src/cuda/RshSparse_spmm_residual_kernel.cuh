@@ -116,7 +116,8 @@ struct alignas(kBatch * sizeof(ResidualSlot<T>) <= 16 ? kBatch * sizeof(Residual
 /// these: shuffles cost it two SHFLs and, with a group's mask, a convergence
 /// check (MATCH, REDUX, VOTE, BRA.DIV) a row. ShuffledNonzeros: from the lane
 /// that loaded each. The fused kernel keeps these: its single-row batches
-/// gain nothing from 16-byte slot loads, and ran 1% slower on slots.
+/// gain nothing from 16-byte slot loads, and the slots' stores and warp
+/// barriers are then pure cost (perf_tests/results/MODELS.md).
 template <class T>
 struct StagedNonzeros {
   const ResidualSlot<T>* slots;
@@ -217,8 +218,8 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
 /// `partials` holds V accumulators per thread, `slots` one ResidualSlot a
 /// thread where kStandalone (else unused). kStandalone (residual_kernel):
 /// nonzeros staged in slots, B rows through VecRows where the layout allows.
-/// Else (the fused kernel's residual CTAs): shuffles and RawRow::load, the
-/// loop that measured fastest there.
+/// Else (the fused kernel's residual CTAs): shuffles and RawRow::load (see
+/// ShuffledNonzeros).
 template <int kBatch, bool kStandalone, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
                                                ResidualSlot<T>* slots) {
