@@ -20,13 +20,15 @@ namespace rsh {
 namespace cuda {
 namespace detail {
 
-constexpr int kResThreadsPerBlock = 256;
+constexpr int kResLog2ThreadsPerBlock = 8;
+constexpr int kResThreadsPerBlock = 1 << kResLog2ThreadsPerBlock;
 static_assert(kResThreadsPerBlock / 32 % kResidualPieceAlign == 0,
               "rsh::spmm: a residual CTA holds whole aligned groups of pieces");
 
-/// One residual work item as the kernel reads it: the nonzero range in one
-/// 8-byte load before the loop, the C row and piece count in another after
-/// it (same 16 bytes, a cache hit; not held in registers through the loop).
+/// One residual work item as the kernels read it: residual_kernel in one
+/// 16-byte load before its loop; the fused kernel the nonzero range before
+/// the loop and the C row and piece count after it (a cache hit; not held in
+/// registers through the loop).
 struct alignas(16) ResidualItem {
   int begin, end;  ///< nonzero range in res_cols / values
   int row;         ///< the C row (not an index into the residual rows: no dependent load)
@@ -223,15 +225,17 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
 template <int kBatch, bool kStandalone, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
                                                ResidualSlot<T>* slots) {
-  const int G = p.group;
-  const int lane = threadIdx.x % 32, lane_in_group = lane % G;
+  // G is a power of two: shifts and masks, not divisions, lead to the first load (the kernel's
+  // chain of dependent steps is its time on a small matrix).
+  const int G = p.group, log2_g = __ffs(G) - 1;
+  const int lane = threadIdx.x % 32, lane_in_group = lane & (G - 1);
   // 32-bit block arithmetic (the grid has < 2^31 CTAs): a 64-bit division
   // is a measurable part of a kernel that runs 2-3 us on a small matrix.
   const int b = static_cast<int>(block);
   // Slice-major: CTAs running at the same time share a slice, so an SM's L1
   // holds the B rows of one slice only.
   const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
-  const int item = item_block * (kResThreadsPerBlock / G) + threadIdx.x / G;
+  const int item = (item_block << (kResLog2ThreadsPerBlock - log2_g)) + (threadIdx.x >> log2_g);
   // FP16: 8 consecutive features a lane; FP32 and FP64: runs of one 16-byte vector (4 floats, 2 doubles)
   // R x G apart (whole sectors a load, see dense_access).
   constexpr int R = run_elems<T>();
@@ -239,9 +243,20 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int f = slice * V * G + (sizeof(T) >= 4 ? R : 8) * lane_in_group;
   const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane - lane_in_group);
   // Small matrices are latency-bound: one load before the first column id.
+  // Standalone, it is the whole item (its row and piece count then wait in
+  // two registers, and nothing is loaded between the loop and the store); the
+  // fused kernel, at its 64 registers, loads those after the loop (a cache hit).
   const bool has_item = item < p.num_items;  // whole groups alike
-  const int2 range = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item)) : make_int2(0, 0);
-  const int k_begin = range.x, k_end = range.y;
+  int4 whole = make_int4(0, 0, 0, 0);
+  if (has_item) {
+    if constexpr (kStandalone) {
+      whole = __ldg(reinterpret_cast<const int4*>(p.items + item));
+    } else {
+      const int2 range = __ldg(reinterpret_cast<const int2*>(p.items + item));
+      whole.x = range.x, whole.y = range.y;
+    }
+  }
+  const int k_begin = whole.x, k_end = whole.y;
 
   Frag<V, Accum<T>> acc = {};
   ResidualSlot<T>* group_slots = kStandalone ? slots + (threadIdx.x - lane_in_group) : nullptr;
@@ -253,8 +268,11 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
                                          group_slots, acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
-  const int2 rp = has_item ? __ldg(reinterpret_cast<const int2*>(p.items + item) + 1) : make_int2(0, 0);
-  const int row = rp.x, pieces = rp.y;
+  if (!kStandalone && has_item) {
+    const int2 row_pieces = __ldg(reinterpret_cast<const int2*>(p.items + item) + 1);
+    whole.z = row_pieces.x, whole.w = row_pieces.y;
+  }
+  const int row = whole.z, pieces = whole.w;
   if (__syncthreads_or(pieces != 1)) {
     Accum<T>* mine = partials + threadIdx.x;
     if (pieces == 0)
