@@ -473,7 +473,8 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   // Tensor-Core part: K warps share an (item, slice) when there are too few tasks to fill the GPU
   // (plan_tc_warps).
   constexpr int kSlice = detail::tc_slice_features<T>();
-  const int64_t tasks = int64_t(d.tc_num_items) * ((n + kSlice - 1) / kSlice);
+  const int tc_slices = (n + kSlice - 1) / kSlice;
+  const int64_t tasks = int64_t(d.tc_num_items) * tc_slices;
   const int64_t mean_tiles = d.tc_num_items ? (int64_t(d.num_tiles) + d.tc_num_items - 1) / d.tc_num_items : 1;
   int K = d.config.warps_per_item;
   if (K == 0) K = detail::plan_tc_warps(tasks, mean_tiles, d.tc_wave_warps, sizeof(T) == 8);
@@ -487,15 +488,14 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
                                    d.tc_item_tile_end,
                                    d.tc_num_items,
                                    d.tc_num_unsplit,
-                                   (n + kSlice - 1) / kSlice,
+                                   tc_slices,
                                    K,
                                    b_ref,
                                    c_ref,
                                    alpha,
                                    beta};
-  const int64_t tc_tasks = int64_t(d.tc_num_items) * p.tc.slices;
   const int tasks_per_block = detail::kTcWarpsPerBlock / K;
-  p.tc_blocks = (tc_tasks + tasks_per_block - 1) / tasks_per_block;
+  p.tc_blocks = (tasks + tasks_per_block - 1) / tasks_per_block;
   // Residual part: groups of G lanes of V features, G x V >= n where
   // possible; a CTA runs 256 / G consecutive items (a multiple of
   // kResidualPieceAlign) for one slice. Without Tensor-Core items FP32 takes
@@ -528,7 +528,7 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
                                           d.res_num_local,
                                           group,
                                           (n + lane_features * group - 1) / (lane_features * group),
-                                          item_blocks,
+                                          impl::FastDivisor(std::max(item_blocks, 1)),  // no items: no launch
                                           b_ref,
                                           c_ref,
                                           alpha,

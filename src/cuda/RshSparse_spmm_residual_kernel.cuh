@@ -15,6 +15,7 @@
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_dense_access.cuh"
+#include "impl/RshSparse_fast_divisor.hpp"
 
 namespace rsh {
 namespace cuda {
@@ -42,8 +43,8 @@ struct ResidualParams {
   const ResidualItem* items;
   int num_items, num_local;
   int group;        ///< lanes per item: 4, 8, 16 or 32
-  int slices;       ///< ceil(n / (8 * group))
-  int item_blocks;  ///< CTAs per slice
+  int slices;                     ///< ceil(n / (V * group))
+  impl::FastDivisor item_blocks;  ///< CTAs per slice
   DenseRef<const T> B;
   DenseRef<OutT> C;
   Accum<T> alpha, beta;
@@ -225,8 +226,9 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
 template <int kBatch, bool kStandalone, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
                                                ResidualSlot<T>* slots) {
-  // G is a power of two: shifts and masks, not divisions, lead to the first load (the kernel's
-  // chain of dependent steps is its time on a small matrix).
+  // G is a power of two and the CTAs per slice a FastDivisor: no integer
+  // division on the way to the first load (the kernel's chain of dependent
+  // steps is its time on a small matrix).
   const int G = p.group, log2_g = __ffs(G) - 1;
   const int lane = threadIdx.x % 32, lane_in_group = lane & (G - 1);
   // 32-bit block arithmetic (the grid has < 2^31 CTAs): a 64-bit division
@@ -234,7 +236,7 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int b = static_cast<int>(block);
   // Slice-major: CTAs running at the same time share a slice, so an SM's L1
   // holds the B rows of one slice only.
-  const int slice = p.slices == 1 ? 0 : b / p.item_blocks, item_block = b - slice * p.item_blocks;
+  const int slice = p.slices == 1 ? 0 : p.item_blocks.divide(b), item_block = b - slice * p.item_blocks.divisor();
   const int item = (item_block << (kResLog2ThreadsPerBlock - log2_g)) + (threadIdx.x >> log2_g);
   // FP16: 8 consecutive features a lane; FP32 and FP64: runs of one 16-byte vector (4 floats, 2 doubles)
   // R x G apart (whole sectors a load, see dense_access).
