@@ -146,15 +146,23 @@ __device__ __forceinline__ float group_dot(const DenseRef<const T>& X, const Den
 
 /// The shuffle mask of a group of G consecutive lanes of the warp (all 32 for G = 32).
 __device__ __forceinline__ unsigned group_mask(int G) {
-  return G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 / G * G);
+  return G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 & ~(G - 1));
+}
+
+/// The group of G lanes (a power of two, 4..32) that thread `threadIdx.x` of the grid belongs to, counted over
+/// the grid, by shifts: an integer division is a chain of about twenty dependent instructions (a 64-bit one
+/// far more) ahead of a small kernel's first load.
+__device__ __forceinline__ int64_t grid_group(int G) {
+  const int log2_g = __ffs(G) - 1;
+  return int64_t(blockIdx.x) * (kSddmmThreadsPerBlock >> log2_g) + (threadIdx.x >> log2_g);
 }
 
 template <class T>
 __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_residual_kernel(SddmmResidualParams<T> p) {
   const int G = p.group;
-  const int64_t item = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / G;
+  const int64_t item = grid_group(G);
   if (item >= p.num_items) return;
-  const int lane = threadIdx.x % G;
+  const int lane = threadIdx.x & (G - 1);
   const ResidualItem it = p.items[item];
   for (int j = it.begin; j < it.end; ++j) {
     const float dot = group_dot(p.X, p.Y, it.row, p.cols[j], lane, G, group_mask(G));
@@ -229,7 +237,7 @@ constexpr int sddmm_span_batch() {
 }
 
 /// One span's dot products, reduced over its group and written: span `span` of the group of G = p.group
-/// lanes this thread belongs to (lane = threadIdx.x % G), loading the rows of B nonzeros at a time (see
+/// lanes this thread belongs to (lane = threadIdx.x mod G), loading the rows of B nonzeros at a time (see
 /// sddmm_span_batch). The group returns early past the last span.
 template <int B, class T, class Offset, class OutT>
 __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>& p, int64_t span) {
@@ -239,7 +247,7 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
   const int G = p.group;
   const int64_t begin = span * S;
   if (begin >= p.nnz) return;
-  const int lane = threadIdx.x % G;
+  const int lane = threadIdx.x & (G - 1);
   const unsigned mask = group_mask(G);
   const int n = p.nnz - begin < S ? int(p.nnz - begin) : S;
 
@@ -319,7 +327,7 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
   }
   reduce_scatter<1>(sum, lane & b3, b3, mask, G);
   for (int o = G / 16; o > 0; o /= 2) sum[0] += __shfl_xor_sync(mask, sum[0], o, G);
-  if (lane % b3 == 0 && mine < n) sddmm_write(p, dest[0], sum[0]);
+  if ((lane & (b3 - 1)) == 0 && mine < n) sddmm_write(p, dest[0], sum[0]);
 }
 
 /// The spans kernel, a span a group, loading the rows of B nonzeros of a span at a time: B = 1 at full
@@ -327,8 +335,7 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
 /// of one wave, which is latency-bound (launch_sddmm_csr picks).
 template <class T, class Offset, class OutT, int B>
 __global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
-  const int64_t span = (blockIdx.x * int64_t(kSddmmThreadsPerBlock) + threadIdx.x) / p.group;
-  sddmm_span<B>(p, span);
+  sddmm_span<B>(p, grid_group(p.group));
 }
 
 }  // namespace detail
