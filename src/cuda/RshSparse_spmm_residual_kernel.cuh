@@ -42,7 +42,7 @@ struct ResidualParams {
   const T* values;  ///< residual values (aligned with res_cols)
   const ResidualItem* items;
   int num_items, num_local;
-  int group;        ///< lanes per item: 4, 8, 16 or 32
+  int group;                      ///< lanes per item: 4, 8, 16 or 32
   int slices;                     ///< ceil(n / (V * group))
   impl::FastDivisor item_blocks;  ///< CTAs per slice
   DenseRef<const T> B;

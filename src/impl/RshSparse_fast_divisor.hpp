@@ -21,7 +21,8 @@ class FastDivisor {
     if (d < 1) throw std::invalid_argument("rsh::FastDivisor: divisor " + std::to_string(d) + " < 1");
     while ((uint64_t(1) << shift_) < uint64_t(d)) ++shift_;  // ceil(log2 d)
     // m = floor(2^32 (2^s - d) / d) + 1 < 2^32: the low 32 bits of floor(2^(32+s) / d) + 1.
-    multiplier_ = static_cast<uint32_t>(((uint64_t(1) << 32) * ((uint64_t(1) << shift_) - uint64_t(d))) / uint64_t(d) + 1);
+    multiplier_ =
+        static_cast<uint32_t>(((uint64_t(1) << 32) * ((uint64_t(1) << shift_) - uint64_t(d))) / uint64_t(d) + 1);
   }
 
   RSH_HOST_DEVICE int divisor() const { return divisor_; }
