@@ -137,6 +137,8 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
   if (kernel == SddmmCsrKernel::kDenseTiles) {
     p.tile_starts = prepared.tile_starts;
+    p.tiles_per_row =
+        impl::FastDivisor(static_cast<int>(std::max<int64_t>((int64_t(A.num_cols) + kTileEdge - 1) / kTileEdge, 1)));
     const int64_t tiles = sddmm_csr_num_tiles(A.num_rows, A.num_cols);
     if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
     // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory.

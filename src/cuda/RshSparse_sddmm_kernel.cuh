@@ -28,6 +28,7 @@
 #include "cuda/RshSparse_spmm_dense_access.cuh"
 #include "cuda/RshSparse_spmm_mma_traits.cuh"
 #include "cuda/RshSparse_spmm_residual_kernel.cuh"
+#include "impl/RshSparse_fast_divisor.hpp"
 
 namespace rsh {
 namespace cuda {
@@ -179,9 +180,10 @@ struct SddmmCsrParams {
   const int* cols;
   int num_rows, num_cols;
   int64_t nnz;
-  const int* span_rows;    ///< the row of each span's first nonzero, or null (found by binary search)
-  SddmmPanelOrder panels;  ///< kPanels: the order the spans walk (rows, columns, A's positions); else null
-  const int* tile_starts;  ///< kDenseTiles: sddmm_csr_tile_starts, or null (each tile searches its rows)
+  const int* span_rows;             ///< the row of each span's first nonzero, or null (found by binary search)
+  SddmmPanelOrder panels;           ///< kPanels: the order the spans walk (rows, columns, A's positions); else null
+  const int* tile_starts;           ///< kDenseTiles: sddmm_csr_tile_starts, or null (each tile searches its rows)
+  impl::FastDivisor tiles_per_row;  ///< kDenseTiles: ceil(num_cols / kTileEdge), the tiles of a row of tiles
   OutT* out;
   float alpha, beta;
   int group;  ///< lanes per span: 4, 8, 16 or 32

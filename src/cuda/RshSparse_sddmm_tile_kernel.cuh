@@ -154,9 +154,10 @@ template <class T, class Offset, class OutT>
 __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams<T, Offset, OutT> p) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "rsh::cuda: SDDMM tiles take FP16, BF16 or FP32 operands");
   constexpr int E = kTileEdge;
-  const int64_t tiles_per_row = (int64_t(p.num_cols) + E - 1) / E;
-  const int64_t r0 = blockIdx.x / tiles_per_row * E;
-  const int c0 = int(blockIdx.x % tiles_per_row * E);
+  // The grid has fewer than 2^31 tiles (launch_sddmm_csr): 32-bit, and a FastDivisor instead of a 64-bit division.
+  const int tile = static_cast<int>(blockIdx.x), tile_row = p.tiles_per_row.divide(tile);
+  const int64_t r0 = int64_t(tile_row) * E;
+  const int c0 = (tile - tile_row * p.tiles_per_row.divisor()) * E;
   const int64_t x_rows = p.num_rows - r0, y_rows = int64_t(p.num_cols) - c0;
   __shared__ Offset first_nz[E];  // row i's first nonzero in the tile
   __shared__ Offset end_nz[E];    // and one past its last
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(kTileThreads) sddmm_tile_kernel(SddmmCsrParams
     if (i < x_rows) {
       const Offset row_start = p.row_map[r0 + i];
       at = p.tile_starts
-               ? row_start + p.tile_starts[(r0 + i) * (tiles_per_row + 1) + c]
+               ? row_start + p.tile_starts[(r0 + i) * (p.tiles_per_row.divisor() + 1) + c]
                : lower_bound_column(p.cols, row_start, p.row_map[r0 + i + 1], c * E < INT_MAX ? int(c * E) : INT_MAX);
     }
     (s < E ? first_nz : end_nz)[i] = at;
