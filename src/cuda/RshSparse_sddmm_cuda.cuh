@@ -108,7 +108,7 @@ void allow_dynamic_smem(size_t bytes) {
 
 /// Blocks of the batched spans kernel (sddmm_span_batch) resident at once on the current device, queried once a
 /// device.
-template <class T, class Offset, class OutT>
+template <class T, class Offset, class OutT, bool kVec>
 int64_t sddmm_batched_wave_blocks() {
   constexpr int kCachedDevices = 64;
   static std::atomic<int64_t> cached[kCachedDevices] = {};
@@ -119,7 +119,7 @@ int64_t sddmm_batched_wave_blocks() {
   int sms = 0, per_sm = 0;
   RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, sddmm_csr_kernel<T, Offset, OutT, sddmm_span_batch<T>()>, kSddmmThreadsPerBlock, 0));
+      &per_sm, sddmm_csr_kernel<T, Offset, OutT, sddmm_span_batch<T>(), kVec>, kSddmmThreadsPerBlock, 0));
   const int64_t blocks = int64_t(sms) * per_sm;
   if (device < kCachedDevices) cached[device].store(blocks, std::memory_order_relaxed);
   return blocks;
@@ -152,10 +152,17 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   // larger one is throughput-bound, where the kernel of one load at a time keeps more warps resident.
   constexpr int batch = sddmm_span_batch<T>();
   const unsigned blocks = sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group);
-  if (blocks <= sddmm_batched_wave_blocks<T, Offset, OutT>())
-    sddmm_csr_kernel<T, Offset, OutT, batch><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
+  const auto launch = [&](auto vec) {
+    constexpr bool kVec = decltype(vec)::value;
+    if (blocks <= sddmm_batched_wave_blocks<T, Offset, OutT, kVec>())
+      sddmm_csr_kernel<T, Offset, OutT, batch, kVec><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
+    else
+      sddmm_csr_kernel<T, Offset, OutT, 1, kVec><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
+  };
+  if (lane_row_vectors(p.X) && lane_row_vectors(p.Y))
+    launch(std::true_type());
   else
-    sddmm_csr_kernel<T, Offset, OutT, 1><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
+    launch(std::false_type());
   check_launch("sddmm_csr_kernel");
 }
 

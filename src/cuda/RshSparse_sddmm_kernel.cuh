@@ -21,6 +21,7 @@
 // consecutive nonzeros of a CSR (the whole of A: the CSR path writes A's
 // value order directly, in one launch) or in the panel order of sddmm_csr_panel_order (each
 // panel's nonzeros by column, so that a span's nonzeros share rows of Y; written through their positions).
+#include <climits>
 #include <cstdint>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -238,10 +239,37 @@ constexpr int sddmm_span_batch() {
   return sizeof(T) == 2 ? 4 : kSddmmCsrSpan;
 }
 
+/// Whether a lane reads rows of M as single 16-byte vectors (load_lane_row's kVec): row-major rows of whole
+/// vectors (DenseRef::vec) whose pitch fits an int, so that a row's offset is one 32 x 32-bit multiply-add.
+template <class T>
+inline bool lane_row_vectors(const DenseRef<const T>& M) {
+  return M.vec && M.row_stride <= int64_t(INT_MAX) / int64_t(sizeof(T));
+}
+
+/// A lane's V features [f, f + V) of row `row` of M (f < M.n). kVec (lane_row_vectors): one 16-byte load, its
+/// address one wide multiply-add, a row < 0 (padding, whose sums are never written) read as row 0; else
+/// RawRow::load, which checks the layout, falls back to scalar loads and reads a row < 0 as zeros.
+template <bool kVec, class T>
+__device__ __forceinline__ void load_lane_row(RawRow<T, sddmm_lane_features<T>()>& v, const DenseRef<const T>& M,
+                                              int row, int f) {
+  if constexpr (kVec) {
+    // In PTX, because the compiler otherwise re-associates the address into several 64-bit instructions a load.
+    const int pitch = int(M.row_stride) * int(sizeof(T));
+    uint64_t at;
+    asm("mad.wide.s32 %0, %1, %2, %3;"
+        : "=l"(at)
+        : "r"(max(row, 0)), "r"(pitch), "l"(reinterpret_cast<uint64_t>(M.ptr + f)));
+    const uint4 u = __ldg(reinterpret_cast<const uint4*>(at));
+    v.w[0] = u.x, v.w[1] = u.y, v.w[2] = u.z, v.w[3] = u.w;
+  } else {
+    v.load(M, row, f);
+  }
+}
+
 /// One span's dot products, reduced over its group and written: span `span` of the group of G = p.group
 /// lanes this thread belongs to (lane = threadIdx.x mod G), loading the rows of B nonzeros at a time (see
-/// sddmm_span_batch). The group returns early past the last span.
-template <int B, class T, class Offset, class OutT>
+/// sddmm_span_batch), as 16-byte vectors where kVec (load_lane_row). The group returns early past the last span.
+template <int B, bool kVec, class T, class Offset, class OutT>
 __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>& p, int64_t span) {
   constexpr int V = sddmm_lane_features<T>(), S = kSddmmCsrSpan;
   static_assert(S == 8, "the reduce-scatter below halves eight sums three times");
@@ -282,20 +310,21 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
     if (G == 4 && mine + 1 < n) dest[1] = p.panels.positions[begin + mine + 1];
   }
 
-  // Partial dot products, V features a lane per step; X's and Y's rows are loaded only where the span's row
-  // or column changes. B = 1 loads each into the registers of the one before it, which keeps the registers
-  // few; a batch issues all its loads before its first product, so that a span waits for memory once a batch
-  // rather than once a distinct row.
+  // Partial dot products, V features a lane per step. B = 1 loads each row into the registers of the one
+  // before it, only where the span's row or column changes, which keeps the registers few. A batch issues all
+  // its loads before its first product, so that a span waits for memory once a batch rather than once a distinct
+  // row: kVec loads every nonzero's rows (a repeated row hits L1), as branches around the loads would cost more
+  // instructions than the loads; otherwise only the changed ones.
   float sum[S] = {};
   for (int f = lane * V; f < p.X.n; f += G * V) {
     RawRow<T, V> xi, yi;  // the rows of nonzero i
     if constexpr (B == 1) {
-      xi.load(p.X, rows[0], f);
-      yi.load(p.Y, cols[0], f);
+      load_lane_row<kVec>(xi, p.X, rows[0], f);
+      load_lane_row<kVec>(yi, p.Y, cols[0], f);
 #pragma unroll
       for (int i = 0; i < S; ++i) {
-        if (i > 0 && rows[i] != rows[i - 1]) xi.load(p.X, rows[i], f);
-        if (i > 0 && cols[i] != cols[i - 1]) yi.load(p.Y, cols[i], f);
+        if (i > 0 && rows[i] != rows[i - 1]) load_lane_row<kVec>(xi, p.X, rows[i], f);
+        if (i > 0 && cols[i] != cols[i - 1]) load_lane_row<kVec>(yi, p.Y, cols[i], f);
 #pragma unroll
         for (int v = 0; v < V; ++v) sum[i] = fmaf(xi.get(v), yi.get(v), sum[i]);
       }
@@ -305,13 +334,13 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
         RawRow<T, V> x[B], y[B];
 #pragma unroll
         for (int i = b; i < b + B; ++i) {
-          if (i == 0 || rows[i] != rows[i - 1]) x[i - b].load(p.X, rows[i], f);
-          if (i == 0 || cols[i] != cols[i - 1]) y[i - b].load(p.Y, cols[i], f);
+          if (kVec || i == 0 || rows[i] != rows[i - 1]) load_lane_row<kVec>(x[i - b], p.X, rows[i], f);
+          if (kVec || i == 0 || cols[i] != cols[i - 1]) load_lane_row<kVec>(y[i - b], p.Y, cols[i], f);
         }
 #pragma unroll
         for (int i = b; i < b + B; ++i) {
-          if (i == 0 || rows[i] != rows[i - 1]) xi = x[i - b];
-          if (i == 0 || cols[i] != cols[i - 1]) yi = y[i - b];
+          if (kVec || i == 0 || rows[i] != rows[i - 1]) xi = x[i - b];
+          if (kVec || i == 0 || cols[i] != cols[i - 1]) yi = y[i - b];
 #pragma unroll
           for (int v = 0; v < V; ++v) sum[i] = fmaf(xi.get(v), yi.get(v), sum[i]);
         }
@@ -334,10 +363,11 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
 
 /// The spans kernel, a span a group, loading the rows of B nonzeros of a span at a time: B = 1 at full
 /// occupancy for grids of several waves (throughput-bound), B = sddmm_span_batch at two blocks an SM for a grid
-/// of one wave, which is latency-bound (launch_sddmm_csr picks).
-template <class T, class Offset, class OutT, int B>
-__global__ void __launch_bounds__(kSddmmThreadsPerBlock) sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
-  sddmm_span<B>(p, grid_group(p.group));
+/// of one wave, which is latency-bound; rows as single vectors where kVec (launch_sddmm_csr picks both).
+template <class T, class Offset, class OutT, int B, bool kVec>
+__global__ void __launch_bounds__(kSddmmThreadsPerBlock, B == 1 ? 4 : 2)
+    sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
+  sddmm_span<B, kVec>(p, grid_group(p.group));
 }
 
 }  // namespace detail
