@@ -5,7 +5,8 @@
 //   cusparse   cusparseSDDMM (CUSPARSE_SDDMM_ALG_DEFAULT, FP32 compute) on its own copy of the pattern
 //   rsh        rsh::sddmm(exec, &handle, 1, X, Y, 0, C) with default Options (tf32: Options::allow_tf32)
 //   rsh_spans  the same with Tuning::sddmm_kernels = kCsr (CUDA cores over C's CSR, spans of 8 nonzeros)
-//   rsh_tiles  the same with kDenseTiles (Tensor Cores over C's CSR, dense 64 x 64 tiles)
+//   rsh_tiles  the same with kDenseTiles (Tensor Cores over C's CSR, dense tiles of 64 columns, their rows by
+//              the grid); rsh_tiles32, rsh_tiles64: with Tuning::sddmm_tile_rows = 32 or 64
 //   rsh_panels<P> the same with kPanels and Tuning::sddmm_panel_rows = P (16, 64, 256): spans over C's
 //              nonzeros in panels of P rows, each panel's by column
 //   rsh_format the same through the handle's format (Tuning::sddmm_kernels = kFormat: Tensor-Core tiles
@@ -213,7 +214,11 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     o.allow_tf32 = scalar == "tf32";
     using Experimental::SddmmKernels;
     if (impl_name == "rsh_spans") o.tuning.sddmm_kernels = SddmmKernels::kCsr;
-    if (impl_name == "rsh_tiles") o.tuning.sddmm_kernels = SddmmKernels::kDenseTiles;
+    if (impl_name.rfind("rsh_tiles", 0) == 0) {
+      o.tuning.sddmm_kernels = SddmmKernels::kDenseTiles;
+      if (impl_name != "rsh_tiles")
+        o.tuning.sddmm_tile_rows = std::stoi(impl_name.substr(std::string("rsh_tiles").size()));
+    }
     if (impl_name == "rsh_format") o.tuning.sddmm_kernels = SddmmKernels::kFormat;
     if (impl_name.rfind("rsh_panels", 0) == 0) {
       o.tuning.sddmm_kernels = SddmmKernels::kPanels;
@@ -242,8 +247,8 @@ template <class Scalar>
 void register_group(const bench::MatrixSource& src, const Config& cfg, int index, int count, const std::string& scalar,
                     int k) {
   const std::string key = "sddmm/" + src.name + "/" + scalar + "/k=" + std::to_string(k);
-  for (const char* impl_name : {"cusparse", "rsh", "rsh_spans", "rsh_tiles", "rsh_panels16", "rsh_panels64",
-                                "rsh_panels256", "rsh_format", "rsh_free"}) {
+  for (const char* impl_name : {"cusparse", "rsh", "rsh_spans", "rsh_tiles", "rsh_tiles32", "rsh_tiles64",
+                                "rsh_panels16", "rsh_panels64", "rsh_panels256", "rsh_format", "rsh_free"}) {
     if (!cfg.wants(impl_name)) continue;
     const std::string name = impl_name;
     benchmark::RegisterBenchmark(

@@ -115,7 +115,8 @@ constexpr int64_t kMaxPanelNnz = int64_t(1) << 30;
 enum class SddmmKernels {
   kAuto,        ///< kCsr or kDenseTiles by C's shape and fill (cuda::sddmm_csr_auto_kernel)
   kCsr,         ///< CUDA cores over C's CSR arrays, spans of 8 nonzeros, written in C's order (one launch)
-  kDenseTiles,  ///< Tensor Cores over C's CSR in dense 64 x 64 tiles (one launch; kCsr where C's rows are unsorted)
+  kDenseTiles,  ///< Tensor Cores over C's CSR in dense tiles of 64 columns (sddmm_tile_rows rows; kCsr where C's rows
+                ///< are unsorted)
   kFormat,      ///< the handle's format: Tensor-Core tiles and residual rows into value slots, then gathered
   kPanels,      ///< kCsr's spans over C's nonzeros in row panels, each panel's by column (sddmm_panel_rows)
 };
@@ -168,6 +169,9 @@ struct Tuning {
   /// Rows of a panel of SddmmKernels::kPanels: a panel's nonzeros are walked by column, so that those of a column
   /// share its row of Y, while the panel's rows of X stay in L1. >= 1.
   int sddmm_panel_rows = 64;
+  /// Rows of a block of SddmmKernels::kDenseTiles: 64 or 32; 0 (the default): by the grid
+  /// (cuda::sddmm_tile_rows).
+  int sddmm_tile_rows = 0;
 };
 
 }  // namespace Experimental

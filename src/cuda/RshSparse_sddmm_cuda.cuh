@@ -137,14 +137,21 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
   p.X = dense_ref<const T>(X, ldx, k, Layout::kRowMajor), p.Y = dense_ref<const T>(Y, ldy, k, Layout::kRowMajor);
   if (kernel == SddmmCsrKernel::kDenseTiles) {
     p.tile_starts = prepared.tile_starts;
-    p.tiles_per_row =
-        impl::FastDivisor(static_cast<int>(std::max<int64_t>((int64_t(A.num_cols) + kTileEdge - 1) / kTileEdge, 1)));
-    const int64_t tiles = sddmm_csr_num_tiles(A.num_rows, A.num_cols);
-    if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
-    // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory.
-    allow_dynamic_smem<sddmm_tile_kernel<T, Offset, OutT>>(kTileMaxSmemBytes);
-    sddmm_tile_kernel<T, Offset, OutT>
-        <<<static_cast<unsigned>(tiles), kTileThreads, tile_smem_bytes<T>(k), stream>>>(p);
+    const int64_t across = (int64_t(A.num_cols) + kTileEdge - 1) / kTileEdge;
+    p.tiles_per_row = impl::FastDivisor(static_cast<int>(std::max<int64_t>(across, 1)));
+    const auto launch = [&](auto rows_constant) {
+      constexpr int R = decltype(rows_constant)::value;
+      const int64_t tiles = (int64_t(A.num_rows) + R - 1) / R * across;
+      if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
+      // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory.
+      allow_dynamic_smem<sddmm_tile_kernel<R, T, Offset, OutT>>(tile_max_smem_bytes<R>());
+      sddmm_tile_kernel<R, T, Offset, OutT>
+          <<<static_cast<unsigned>(tiles), tile_threads<R>(), tile_smem_bytes<R, T>(k), stream>>>(p);
+    };
+    if (sddmm_tile_rows(A.num_rows, A.num_cols, prepared.tile_rows) == 32)
+      launch(std::integral_constant<int, 32>());
+    else
+      launch(std::integral_constant<int, 64>());
     check_launch("sddmm_tile_kernel");
     return;
   }

@@ -129,7 +129,10 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
   }
   cuda::SddmmCsrPrepared prepared;
   prepared.span_rows = span_rows.data();
-  if (kernel == cuda::SddmmCsrKernel::kDenseTiles) prepared.tile_starts = sddmm_tile_starts(exec, h, csr);
+  if (kernel == cuda::SddmmCsrKernel::kDenseTiles) {
+    prepared.tile_starts = sddmm_tile_starts(exec, h, csr);
+    prepared.tile_rows = h.options().tuning.sddmm_tile_rows;
+  }
   if (kernel == cuda::SddmmCsrKernel::kPanels) {
     const int* order = h.backend_state().sddmm_panel_order.data();
     const int64_t entries = cuda::sddmm_csr_panel_entries(csr.nnz);
@@ -147,11 +150,15 @@ void sddmm_on_csr(const Kokkos::Cuda& exec, Handle& h, typename XView::const_val
                                           std::to_string(h.options().tuning.sddmm_panel_rows) +
                                           " rows by column on CUDA cores"
                                     : std::string("spans of 8 nonzeros on CUDA cores");
-  h.set_backend_description(std::string("CUDA: SDDMM over the CSR, ") +
-                            (tiles ? std::string("dense 64 x 64 tiles on Tensor Cores") : span_walk) + ", in " +
-                            (tiles && std::is_same<Element, float>::value
-                                 ? std::string("FP32-level 3xTF32")
-                                 : portable_precision<typename XView::non_const_value_type>()));
+  h.set_backend_description(
+      std::string("CUDA: SDDMM over the CSR, ") +
+      (tiles
+           ? "dense tiles of " + std::to_string(cuda::sddmm_tile_rows(csr.num_rows, csr.num_cols, prepared.tile_rows)) +
+                 " x 64 on Tensor Cores"
+           : span_walk) +
+      ", in " +
+      (tiles && std::is_same<Element, float>::value ? std::string("FP32-level 3xTF32")
+                                                    : portable_precision<typename XView::non_const_value_type>()));
 }
 
 template <class Handle, class XView, class YView, class Matrix>

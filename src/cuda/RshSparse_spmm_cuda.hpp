@@ -147,10 +147,10 @@ void sddmm_csr(const DeviceCsr<T, Offset>& A, float alpha, const T* X, int64_t l
                float beta, OutT* out, cudaStream_t stream);
 
 /// The kernels of sddmm_csr. kSpans: a lane group per 8 consecutive nonzeros, any pattern. kDenseTiles: a block
-/// per 64 x 64 tile of A computes all its products on Tensor Cores (float in 3xTF32, FP32-level) from X's and
-/// Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows sorted by column (duplicates
-/// allowed) and pays where A fills its tiles. kPanels: the spans over A's nonzeros in panel order
-/// (sddmm_csr_panel_order), where a span's nonzeros share Y's rows and a panel's X rows stay in L1.
+/// per 64 x 64 tile of A (or per half of one: sddmm_tile_rows) computes all its products on Tensor Cores (float in
+/// 3xTF32, FP32-level) from X's and Y's rows staged in shared memory, then writes those of its nonzeros; it needs rows
+/// sorted by column (duplicates allowed) and pays where A fills its tiles. kPanels: the spans over A's nonzeros in
+/// panel order (sddmm_csr_panel_order), where a span's nonzeros share Y's rows and a panel's X rows stay in L1.
 enum class SddmmCsrKernel { kSpans, kDenseTiles, kPanels };
 
 /// Tiles of 64 x 64 over an A of rows x cols.
@@ -165,6 +165,12 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
 /// 64, 128 against the spans in panel order, which a handle runs where this says spans
 /// (perf_tests/results/MODELS.md).
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
+
+/// Rows of a kDenseTiles block over an A of rows x cols: `requested` where it is 32 or 64; for 0, 32 while A has
+/// fewer 64 x 64 tiles than two per SM of the current device (twice the blocks, each warp half the products,
+/// spread a small grid wider and shorten each block's chain of MMAs), else 64 (each row of Y staged for twice
+/// the products). std::invalid_argument for any other request.
+int sddmm_tile_rows(int64_t rows, int64_t cols, int requested);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on
 /// `stream`). Instantiated for Offset = int and int64_t.
@@ -228,6 +234,7 @@ struct SddmmCsrPrepared {
   const int* span_rows = nullptr;
   SddmmPanelOrder panels;
   const int* tile_starts = nullptr;
+  int tile_rows = 0;  ///< kDenseTiles: the request of sddmm_tile_rows (0: by the grid)
 };
 
 /// sddmm_csr on an A checked before (a handle's analysis accepted its pattern) with the kernel given: one

@@ -22,6 +22,17 @@ SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bo
   return fill >= (tiles >= 128 ? 0.12 : 0.25) ? SddmmCsrKernel::kDenseTiles : SddmmCsrKernel::kSpans;
 }
 
+int sddmm_tile_rows(int64_t rows, int64_t cols, int requested) {
+  if (requested == 32 || requested == 64) return requested;
+  if (requested != 0)
+    throw std::invalid_argument("rsh::cuda::sddmm_tile_rows: " + std::to_string(requested) +
+                                " rows a tile block (0, 32 or 64)");
+  int device = 0, sms = 0;
+  RSH_CUDA_CHECK(cudaGetDevice(&device));
+  RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sddmm_csr_num_tiles(rows, cols) < 2 * int64_t(sms) ? 32 : 64;
+}
+
 bool device_available() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;

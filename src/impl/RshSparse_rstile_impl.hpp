@@ -115,6 +115,10 @@ inline void check_tuning(const Options& options) {
   if (options.tuning.sddmm_panel_rows < 1)
     throw std::invalid_argument("rsh::Options: sddmm_panel_rows = " + std::to_string(options.tuning.sddmm_panel_rows) +
                                 " must be >= 1");
+  const int tile_rows = options.tuning.sddmm_tile_rows;
+  if (tile_rows != 0 && tile_rows != 32 && tile_rows != 64)
+    throw std::invalid_argument("rsh::Options: sddmm_tile_rows = " + std::to_string(tile_rows) +
+                                " must be 32, 64 or 0 (by the grid)");
 }
 
 /// Copies every view of a pattern into another memory space.
