@@ -167,9 +167,10 @@ constexpr int64_t sddmm_csr_num_tiles(int64_t rows, int64_t cols) {
 SddmmCsrKernel sddmm_csr_auto_kernel(int64_t rows, int64_t cols, int64_t nnz, bool rows_sorted);
 
 /// Rows of a kDenseTiles block over an A of rows x cols: `requested` where it is 32 or 64; for 0, 32 while A has
-/// fewer 64 x 64 tiles than two per SM of the current device (twice the blocks, each warp half the products,
-/// spread a small grid wider and shorten each block's chain of MMAs), else 64 (each row of Y staged for twice
-/// the products). std::invalid_argument for any other request.
+/// fewer 64 x 64 tiles than the current device has SMs (twice the blocks, each warp half the products, fill
+/// more SMs and shorten each block's chain of MMAs), else 64 (each row of Y staged for twice the products).
+/// std::invalid_argument for any other request. Chosen on the H100 over the DLMC layers at k = 32, 64, 128
+/// (perf_tests/results/MODELS.md).
 int sddmm_tile_rows(int64_t rows, int64_t cols, int requested);
 
 /// Whether every row of a checked CSR lists its columns in nondecreasing order (one launch, then waits on

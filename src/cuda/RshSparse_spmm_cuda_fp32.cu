@@ -30,7 +30,7 @@ int sddmm_tile_rows(int64_t rows, int64_t cols, int requested) {
   int device = 0, sms = 0;
   RSH_CUDA_CHECK(cudaGetDevice(&device));
   RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sddmm_csr_num_tiles(rows, cols) < 2 * int64_t(sms) ? 32 : 64;
+  return sddmm_csr_num_tiles(rows, cols) < int64_t(sms) ? 32 : 64;
 }
 
 bool device_available() {
