@@ -361,9 +361,10 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
   if ((lane & (b3 - 1)) == 0 && mine < n) sddmm_write(p, dest[0], sum[0]);
 }
 
-/// The spans kernel, a span a group, loading the rows of B nonzeros of a span at a time: B = 1 at full
-/// occupancy for grids of several waves (throughput-bound), B = sddmm_span_batch at two blocks an SM for a grid
-/// of one wave, which is latency-bound; rows as single vectors where kVec (launch_sddmm_csr picks both).
+/// The spans kernel, a span a group, loading the rows of B nonzeros of a span at a time: B = 1 at four blocks an
+/// SM (the most its registers allow) for grids of several waves (throughput-bound), B = sddmm_span_batch at two
+/// blocks an SM for a grid of one wave, which is latency-bound; rows as single vectors where kVec
+/// (launch_sddmm_csr picks both). The launch bounds hold each variant to those blocks an SM.
 template <class T, class Offset, class OutT, int B, bool kVec>
 __global__ void __launch_bounds__(kSddmmThreadsPerBlock, B == 1 ? 4 : 2)
     sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
