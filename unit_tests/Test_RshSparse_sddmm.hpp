@@ -217,6 +217,23 @@ TYPED_TEST_P(SddmmTest, DenseTilePatterns) {
 #endif
 }
 
+/// Spans in grids of many waves, where each group of the CUDA spans kernel takes 2 consecutive spans (grids of 8
+/// waves or more) or 4 (16 or more): k = 128, a span a group of 32 lanes, 64 nonzeros a block; about 0.4M and
+/// 1.2M nonzeros, 6250 and 18750 blocks, 2 and 4 spans a group on an H100 (528 blocks a wave). The CUDA
+/// backend's float and 16-bit kernels only: the portable kernels have no grid of spans.
+TYPED_TEST_P(SddmmTest, SpanGridsOfManyWaves) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  using Scalar = typename TestFixture::Scalar;
+  if (!std::is_same<typename TestFixture::ExecSpace, Kokkos::Cuda>::value || std::is_same<Scalar, double>::value)
+    GTEST_SKIP() << "the CUDA spans kernel's grids only";
+  const uint64_t s = fresh_seed();
+  for (const auto& A : {random_crs(4000, 8000, 200, s), random_crs(8000, 8000, 300, s + 1)})
+    this->check(A, 128, 1.0, 0.0, Options());
+#else
+  GTEST_SKIP() << "Kokkos is built without CUDA";
+#endif
+}
+
 /// C past Tuning::max_panel_nnz: each of the handle's row panels writes its entries of C.
 TYPED_TEST_P(SddmmTest, RowPanels) {
   const auto A = random_crs(131, 97, 14, fresh_seed(), true);
@@ -296,7 +313,7 @@ TYPED_TEST_P(SddmmTest, RejectsBadArguments) {
 
 REGISTER_TYPED_TEST_SUITE_P(SddmmTest, EveryPartitionAndFeatureCount, AlphaBetaSemantics, EdgeCaseShapes,
                             TensorCoreFloatPrecisions, OneHandleForSpmmAndSddmm, RejectsBadArguments, RowPanels,
-                            DenseTilePatterns);
+                            DenseTilePatterns, SpanGridsOfManyWaves);
 
 }  // namespace test
 }  // namespace rsh

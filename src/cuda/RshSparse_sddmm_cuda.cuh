@@ -106,10 +106,9 @@ void allow_dynamic_smem(size_t bytes) {
   (void)allowed;
 }
 
-/// Blocks of the batched spans kernel (sddmm_span_batch) resident at once on the current device, queried once a
-/// device.
-template <class T, class Offset, class OutT, bool kVec>
-int64_t sddmm_batched_wave_blocks() {
+/// Blocks of the spans kernel of batch B resident at once on the current device (a wave), queried once a device.
+template <class T, class Offset, class OutT, int B, bool kVec>
+int64_t sddmm_wave_blocks() {
   constexpr int kCachedDevices = 64;
   static std::atomic<int64_t> cached[kCachedDevices] = {};
   int device = 0;
@@ -118,8 +117,8 @@ int64_t sddmm_batched_wave_blocks() {
     return cached[device].load(std::memory_order_relaxed);
   int sms = 0, per_sm = 0;
   RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, sddmm_csr_kernel<T, Offset, OutT, sddmm_span_batch<T>(), kVec>, kSddmmThreadsPerBlock, 0));
+  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sddmm_csr_kernel<T, Offset, OutT, B, kVec>,
+                                                               kSddmmThreadsPerBlock, 0));
   const int64_t blocks = int64_t(sms) * per_sm;
   if (device < kCachedDevices) cached[device].store(blocks, std::memory_order_relaxed);
   return blocks;
@@ -145,8 +144,8 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
       if (tiles > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::sddmm_csr: too many tiles for one grid");
       // Chunks of up to 128 words a row need more than the default 48 KiB of shared memory.
       allow_dynamic_smem<sddmm_tile_kernel<R, T, Offset, OutT>>(tile_max_smem_bytes<R>());
-      sddmm_tile_kernel<R, T, Offset, OutT>
-          <<<static_cast<unsigned>(tiles), tile_threads<R>(), tile_smem_bytes<R, T>(k), stream>>>(p);
+      launch_programmatic(sddmm_tile_kernel<R, T, Offset, OutT>, p, static_cast<unsigned>(tiles), tile_threads<R>(),
+                          tile_smem_bytes<R, T>(k), true, stream);
     };
     if (sddmm_tile_rows(A.num_rows, A.num_cols, prepared.tile_rows) == 32)
       launch(std::integral_constant<int, 32>());
@@ -156,15 +155,25 @@ void launch_sddmm_csr(const DeviceCsr<T, Offset>& A, SddmmCsrKernel kernel, cons
     return;
   }
   // A grid the batched kernel runs in one wave is latency-bound: its spans wait for memory once a batch. A
-  // larger one is throughput-bound, where the kernel of one load at a time keeps more warps resident.
+  // larger one is throughput-bound, where the kernel of one load at a time keeps more warps resident; from 8 of
+  // its waves, each group takes 2 spans (4 from 16 waves), so that a block's consecutive spans share the rows of
+  // X and Y its L1 holds, while the grid keeps waves enough to balance.
   constexpr int batch = sddmm_span_batch<T>();
-  const unsigned blocks = sddmm_blocks(sddmm_csr_num_spans(A.nnz), p.group);
+  const int64_t spans = sddmm_csr_num_spans(A.nnz);
   const auto launch = [&](auto vec) {
     constexpr bool kVec = decltype(vec)::value;
-    if (blocks <= sddmm_batched_wave_blocks<T, Offset, OutT, kVec>())
-      sddmm_csr_kernel<T, Offset, OutT, batch, kVec><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
-    else
-      sddmm_csr_kernel<T, Offset, OutT, 1, kVec><<<blocks, kSddmmThreadsPerBlock, 0, stream>>>(p);
+    const unsigned blocks = sddmm_blocks(spans, p.group);
+    if (blocks <= sddmm_wave_blocks<T, Offset, OutT, batch, kVec>()) {
+      p.group_spans = 1;
+      launch_programmatic(sddmm_csr_kernel<T, Offset, OutT, batch, kVec>, p, blocks, kSddmmThreadsPerBlock, 0, true,
+                          stream);
+      return;
+    }
+    const int64_t wave = sddmm_wave_blocks<T, Offset, OutT, 1, kVec>();
+    p.group_spans = blocks >= 16 * wave ? 4 : blocks >= 8 * wave ? 2 : 1;
+    launch_programmatic(sddmm_csr_kernel<T, Offset, OutT, 1, kVec>, p,
+                        sddmm_blocks((spans + p.group_spans - 1) / p.group_spans, p.group), kSddmmThreadsPerBlock, 0,
+                        true, stream);
   };
   if (lane_row_vectors(p.X) && lane_row_vectors(p.Y))
     launch(std::true_type());

@@ -187,7 +187,8 @@ struct SddmmCsrParams {
   impl::FastDivisor tiles_per_row;  ///< kDenseTiles: ceil(num_cols / kTileEdge), the tiles of a row of tiles
   OutT* out;
   float alpha, beta;
-  int group;  ///< lanes per span: 4, 8, 16 or 32
+  int group;        ///< lanes per span: 4, 8, 16 or 32
+  int group_spans;  ///< spans a group of the spans kernel takes, its block's groups a run of consecutive ones at a time
   DenseRef<const T> X, Y;
 };
 
@@ -361,14 +362,21 @@ __device__ __forceinline__ void sddmm_span(const SddmmCsrParams<T, Offset, OutT>
   if ((lane & (b3 - 1)) == 0 && mine < n) sddmm_write(p, dest[0], sum[0]);
 }
 
-/// The spans kernel, a span a group, loading the rows of B nonzeros of a span at a time: B = 1 at four blocks an
-/// SM (the most its registers allow) for grids of several waves (throughput-bound), B = sddmm_span_batch at two
-/// blocks an SM for a grid of one wave, which is latency-bound; rows as single vectors where kVec
-/// (launch_sddmm_csr picks both). The launch bounds hold each variant to those blocks an SM.
+/// The spans kernel, p.group_spans spans a group, loading the rows of B nonzeros of a span at a time: B = 1 at four
+/// blocks an SM (the most its registers allow) for grids of several waves (throughput-bound), B = sddmm_span_batch
+/// at two blocks an SM for a grid of one wave, which is latency-bound; rows as single vectors where kVec
+/// (launch_sddmm_csr picks both). The launch bounds hold each variant to those blocks an SM. Block b takes the
+/// spans from b * group_spans * (its groups), its groups one run of consecutive spans after another. Launched
+/// behind the kernel before it (programmatic dependent launch): it waits for that kernel's stores before it
+/// reads anything, and lets the next one become resident from its start.
 template <class T, class Offset, class OutT, int B, bool kVec>
 __global__ void __launch_bounds__(kSddmmThreadsPerBlock, B == 1 ? 4 : 2)
     sddmm_csr_kernel(SddmmCsrParams<T, Offset, OutT> p) {
-  sddmm_span<B, kVec>(p, grid_group(p.group));
+  wait_for_prior_grid();
+  allow_dependent_launch();
+  const int log2_g = __ffs(p.group) - 1, groups = kSddmmThreadsPerBlock >> log2_g;
+  const int64_t first = int64_t(blockIdx.x) * p.group_spans * groups + (threadIdx.x >> log2_g);
+  for (int j = 0; j < p.group_spans; ++j) sddmm_span<B, kVec>(p, first + int64_t(j) * groups);
 }
 
 }  // namespace detail

@@ -31,6 +31,9 @@
 // through shared memory once more, and each warp writes whole rows of the
 // tile's nonzeros from it, 32 consecutive ones a step, all its rows' column
 // loads in flight at once.
+//
+// Like the spans kernel, it is launched behind the kernel before it
+// (programmatic dependent launch) and waits for that kernel's stores first.
 #include <climits>
 #include <cstdint>
 
@@ -164,6 +167,8 @@ template <int R, class T, class Offset, class OutT>
 __global__ void __launch_bounds__(tile_threads<R>()) sddmm_tile_kernel(SddmmCsrParams<T, Offset, OutT> p) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "rsh::cuda: SDDMM tiles take FP16, BF16 or FP32 operands");
   static_assert(R == 32 || R == 64, "tiles of 64 or 32 rows: 8 warps of 16 rows by R / 2 columns");
+  wait_for_prior_grid();
+  allow_dependent_launch();
   constexpr int E = kTileEdge, kThreads = tile_threads<R>();
   constexpr int kColGroups = 8 * 16 / R, NB = R / 16;  // warps across a tile's 64 columns; 8-column blocks a warp
   // The grid has fewer than 2^31 tiles (launch_sddmm_csr): 32-bit, and a FastDivisor instead of a 64-bit division.

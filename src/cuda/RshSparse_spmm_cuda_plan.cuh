@@ -146,13 +146,7 @@ namespace detail {
 template <class Params>
 void launch_spmm(void (*kernel)(Params), const Params& p, int64_t blocks, bool after_prior, cudaStream_t stream,
                  const char* name) {
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
-  cfg.blockDim = dim3(kResThreadsPerBlock);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr = programmatic_launch();
-  cfg.attrs = &attr, cfg.numAttrs = programmatic_attrs(after_prior);
-  cudaLaunchKernelEx(&cfg, kernel, p);
+  launch_programmatic(kernel, p, static_cast<unsigned>(blocks), kResThreadsPerBlock, 0, after_prior, stream);
   check_launch(name);
 }
 

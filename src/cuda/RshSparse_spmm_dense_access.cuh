@@ -234,7 +234,8 @@ inline cudaLaunchAttribute programmatic_launch() {
   attr.val.programmaticStreamSerializationAllowed = 1;
   return attr;
 }
-/// Attributes a launch behind a kernel of its own call takes: programmatic_launch's one, unless the
+/// Attributes a launch takes that may start behind the kernel before it (`after_prior`: a kernel of its own call,
+/// or one that waits for the prior grid before its first load): programmatic_launch's one, unless the
 /// environment sets RSH_CUDA_DEPENDENT_LAUNCH=0 (read once), which serialises every launch in full: a switch to
 /// tell an ordering fault from a tool's limitation, at the cost of each chained launch's latency.
 inline unsigned programmatic_attrs(bool after_prior) {
@@ -243,6 +244,20 @@ inline unsigned programmatic_attrs(bool after_prior) {
     return v == nullptr || std::string(v) != "0";
   }();
   return after_prior && enabled ? 1u : 0u;
+}
+/// Launches kernel(p) on `blocks` CTAs of `threads` threads and `smem` bytes of dynamic shared memory, with
+/// programmatic dependent launch where programmatic_attrs(after_prior) allows it.
+template <class Params>
+void launch_programmatic(void (*kernel)(Params), const Params& p, unsigned blocks, unsigned threads, size_t smem,
+                         bool after_prior, cudaStream_t stream) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(blocks);
+  cfg.blockDim = dim3(threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr = programmatic_launch();
+  cfg.attrs = &attr, cfg.numAttrs = programmatic_attrs(after_prior);
+  cudaLaunchKernelEx(&cfg, kernel, p);
 }
 /// Lets a grid launched behind this one with programmatic dependent launch
 /// start once every CTA of this grid has called this (or ended): it still
