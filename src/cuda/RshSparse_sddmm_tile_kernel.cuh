@@ -34,6 +34,9 @@
 //
 // Like the spans kernel, it is launched behind the kernel before it
 // (programmatic dependent launch) and waits for that kernel's stores first.
+// Unlike the spans kernel, it does not let the next kernel launch before it
+// ends: the next grid's blocks, resident early, would hold the shared memory
+// and registers its later tiles need.
 #include <climits>
 #include <cstdint>
 
@@ -168,7 +171,6 @@ __global__ void __launch_bounds__(tile_threads<R>()) sddmm_tile_kernel(SddmmCsrP
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "rsh::cuda: SDDMM tiles take FP16, BF16 or FP32 operands");
   static_assert(R == 32 || R == 64, "tiles of 64 or 32 rows: 8 warps of 16 rows by R / 2 columns");
   wait_for_prior_grid();
-  allow_dependent_launch();
   constexpr int E = kTileEdge, kThreads = tile_threads<R>();
   constexpr int kColGroups = 8 * 16 / R, NB = R / 16;  // warps across a tile's 64 columns; 8-column blocks a warp
   // The grid has fewer than 2^31 tiles (launch_sddmm_csr): 32-bit, and a FastDivisor instead of a 64-bit division.
