@@ -10,6 +10,9 @@
 #        scripts/run_gpu.sh OUT_DIR sanitize [TOOL,...]          (default: every tool; <tool>_<shard>.log)
 #        scripts/run_gpu.sh OUT_DIR sddmm [benchmark args...]    (rsh_sddmm_benchmark: sddmm.json, and
 #                                                             scripts/sddmm_summary.py's table)
+#        scripts/run_gpu.sh OUT_DIR sddmm-ab "VARIANTS" [benchmark args...]  (the SDDMM benchmark once per
+#                                                             variant, each in its own process:
+#                                                             scripts/sddmm_ab.py's table; see below)
 #        scripts/run_gpu.sh OUT_DIR kokkos [benchmark args...]   (rsh_kokkos_benchmark: kokkos.json, and
 #                                                             scripts/kokkos_summary.py's tables)
 #        scripts/run_gpu.sh OUT_DIR kernel-times [benchmark args...]  (rsh_kokkos_benchmark under the Kokkos Tools
@@ -44,9 +47,10 @@ if [[ ${RSH_PACK_OUT:-0} == 1 ]]; then
   trap pack_out EXIT
 fi
 dev=${RSH_DEVICE_DIR:-.device}  # scripts/stage_device.sh's folder
-# Unpacked as scripts/stage_device.sh packed it, under a lock: a second run started beside this one must not
-# start the binaries while they are being written.
-flock "$dev/bin.tar.xz" sh -c "[ -d $dev/bin ] || tar -C $dev -xJf $dev/bin.tar.xz"
+# A staged folder's binaries unpacked as scripts/stage_device.sh packed them, under a lock: a second run started
+# beside this one must not start them while they are being written.
+unpack() { flock "$1/bin.tar.xz" sh -c "[ -d $1/bin ] || tar -C $1 -xJf $1/bin.tar.xz"; }
+unpack "$dev"
 export RSH_MATRIX_DIR=$PWD/$dev/matrices
 status=0
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
@@ -220,6 +224,26 @@ if [[ $what == sddmm ]]; then
     --benchmark_min_time=0.01 "$@" > "$out/sddmm.log" 2> "$out/sddmm.err" || status=1
   tail -3 "$out/sddmm.err"
   python3 scripts/sddmm_summary.py "$out/sddmm.json" | tee "$out/sddmm_summary.md" | tail -12
+fi
+if [[ $what == sddmm-ab ]]; then
+  # Variants "name[:VAR=VALUE,...]" (space-separated, one argument), each the SDDMM benchmark in a process of its
+  # own, in that order, on the same matrices: an environment switch (e.g. RSH_CUDA_DEPENDENT_LAUNCH=0), or
+  # RSH_DEVICE_DIR=<another staged folder>, whose benchmark (another commit's build) runs instead. Alternate
+  # them ("a:... b a2:... b2") to see the drift between processes. ab_<name>.json, and scripts/sddmm_ab.py's table.
+  variants=${1:?variants}; shift
+  files=()
+  for v in $variants; do
+    name=${v%%:*}; assigns=(); bin_dev=$dev
+    [[ $v == *:* ]] && IFS=, read -r -a assigns <<< "${v#*:}"
+    for a in "${assigns[@]}"; do [[ $a == RSH_DEVICE_DIR=* ]] && bin_dev=${a#RSH_DEVICE_DIR=}; done
+    unpack "$bin_dev"
+    echo "== SDDMM variant $name (${assigns[*]:-as staged}) $*"
+    env "${assigns[@]}" "$bin_dev"/bin/rsh_sddmm_benchmark --benchmark_out="$out/ab_$name.json" \
+      --benchmark_out_format=json --benchmark_min_time=0.01 "$@" > "$out/ab_$name.log" 2> "$out/ab_$name.err" ||
+      status=1
+    files+=("$out/ab_$name.json")
+  done
+  python3 scripts/sddmm_ab.py "${files[@]}" | tee "$out/ab_summary.md"
 fi
 if [[ $what == host ]]; then
   echo "== host benchmark $* ($(nproc) cores)"
