@@ -75,6 +75,38 @@ def test_new_values_are_used():
     assert_close(A.mm(B), ones @ B.numpy(), ones @ np.abs(B.numpy()), 1e-12)
 
 
+class CountingMatrix:
+    """Forwards to a compiled matrix and counts its value loads."""
+
+    def __init__(self, matrix):
+        self.matrix, self.loads = matrix, 0
+
+    def set_values(self, values):
+        self.loads += 1
+        self.matrix.set_values(values)
+
+    def __getattr__(self, name):
+        return getattr(self.matrix, name)
+
+
+def test_unchanged_values_are_loaded_once():
+    A, Ad, _ = make(CASES[1])
+    kernel = A._pattern.kernel(torch.device("cpu"), torch.float64)
+    kernel.matrix = counting = CountingMatrix(kernel.matrix)
+    B = torch.randn(A.shape[1], 4, dtype=torch.float64, requires_grad=True)
+    for _ in range(3):  # each product hands the kernel a new alias of A's values (values.detach())
+        out = A.mm(B)
+        out.sum().backward()
+    assert counting.loads == 1
+    assert_close(out, Ad @ B.detach().numpy(), np.abs(Ad) @ np.abs(B.detach().numpy()), 1e-12)
+    A.values.mul_(-1.0)  # an in-place change is a new version: loaded again
+    assert_close(A.mm(B), -Ad @ B.detach().numpy(), np.abs(Ad) @ np.abs(B.detach().numpy()), 1e-12)
+    assert counting.loads == 2
+    A.update_values(A.values.clone())  # other memory, same numbers: loaded again
+    A.mm(B)
+    assert counting.loads == 3
+
+
 def test_gcn_norm_and_layer_match_the_dense_formula():
     rng = np.random.default_rng(11)
     n = 30

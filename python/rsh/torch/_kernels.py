@@ -23,17 +23,26 @@ def _operand(t):
 
 
 class Loaded:
-    """Remembers which values tensor (and which version of it) something was made from, to skip repeating
-    the work (uploads, gathers) while it is unchanged."""
+    """Remembers which values (and which version of them) something was made from, to skip repeating the work
+    (uploads, gathers) while they are unchanged. Values count as unchanged when they are the same elements of
+    the same memory at the same version, so an alias such as `values.detach()` is the values already loaded.
+    Holding (an alias of) the last tensor keeps its memory from being reused by another tensor, and aliases share
+    its version counter, so an in-place change is seen. Values that require grad are loaded every time: they are
+    trained, and tools such as gradcheck change them through `.data`, which no version counter sees."""
 
     def __init__(self):
-        self.tensor, self.version = None, None
+        self.tensor, self.key = None, None
+
+    @staticmethod
+    def _key(values):
+        return (values.data_ptr(), tuple(values.shape), values.stride(), values.dtype, values.device,
+                values._version)
 
     def holds(self, values):
-        return self.tensor is values and self.version == values._version
+        return not values.requires_grad and self.tensor is not None and self._key(values) == self.key
 
     def hold(self, values):
-        self.tensor, self.version = values, values._version
+        self.tensor, self.key = values.detach(), self._key(values)  # detached: no autograd graph is kept alive
 
 
 class CudaKernel:
@@ -59,7 +68,7 @@ class CudaKernel:
         if self.loaded.holds(values):
             return
         slots = torch.zeros(self.matrix.num_slots, dtype=self.dtype, device=self.device)
-        slots.index_add_(0, self.slot_of_entry, values.to(self.dtype))  # duplicated positions share a slot
+        slots.index_add_(0, self.slot_of_entry, values.detach().to(self.dtype))  # duplicated positions share a slot
         self.matrix.set_slots(slots, self._stream())
         self.loaded.hold(values)
 
@@ -93,7 +102,7 @@ class HostKernel:
     def load(self, values):
         if self.loaded.holds(values):
             return
-        self.matrix.set_values(values.to(self.dtype).contiguous())
+        self.matrix.set_values(values.detach().to(self.dtype).contiguous())
         self.loaded.hold(values)
 
     def mm(self, values, B):
