@@ -315,19 +315,24 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     EXPECT_EQ(a.pattern.num_tiles(), 0);
     EXPECT_GT(b.pattern.num_tiles(), 0);
   }
-  // Beyond the model's fitted range (kPartitionModelMaxNnz) FP16 keeps the
-  // Tensor-Core path and TF32, FP32 and FP64 take the CUDA-core path, for any structure.
+  // Beyond the model's fitted range (kPartitionModelMaxNnz) TF32, FP32 and FP64 take the CUDA-core path for any
+  // structure; FP16 still follows tile density.
   const int big = static_cast<int>(rsh::impl::kPartitionModelMaxNnz / per_row) + 1000;
-  std::vector<rsh::impl::CooEntry> large;
+  std::vector<rsh::impl::CooEntry> large, large_blocked;
   for (int r = 0; r < big; ++r)
     for (int k = 0; k < per_row; ++k) {
       s = s * 6364136223846793005ULL + 1442695040888963407ULL;
       large.push_back({r, int64_t((s >> 33) % big), 1.0});
+      large_blocked.push_back({r, int64_t((r / 8 * 16 + k) % big), 1.0});
     }
   const auto large_crs = rsh::impl::coo_to_crs(big, big, large);
-  for (const ArithmeticCase& c : kArithmetics)
-    EXPECT_EQ(rsh::impl::inspect(large_crs, c.with(opt), "test", c.bytes).partition,
+  const auto large_blocked_crs = rsh::impl::coo_to_crs(big, big, large_blocked);
+  for (const ArithmeticCase& c : kArithmetics) {
+    SCOPED_TRACE("large, arithmetic " + std::to_string(static_cast<int>(c.arith)));
+    EXPECT_EQ(rsh::impl::inspect(large_crs, c.with(opt), "test", c.bytes).partition, rsh::Partition::kCudaCoreOnly);
+    EXPECT_EQ(rsh::impl::inspect(large_blocked_crs, c.with(opt), "test", c.bytes).partition,
               c.bytes == 2 ? rsh::Partition::kRowStructured : rsh::Partition::kCudaCoreOnly);
+  }
   EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", sizeof(double)).partition, rsh::Partition::kCudaCoreOnly);
 }
 

@@ -101,8 +101,8 @@ constexpr int64_t kPartitionModelMaxNnz = 2200000;
 
 /// Whether kAuto's choice for a matrix of `nnz` nonzeros reads the Tensor-Core
 /// terms of PartitionCost (and so needs the RowStructured pattern built): not
-/// past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core) but for FP16, which builds it at every
-/// size (past that range it is its choice).
+/// past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core) but for FP16, whose models decide at every
+/// size.
 inline bool choice_needs_row_structured(int64_t nnz, Arithmetic arith) {
   return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16;
 }
