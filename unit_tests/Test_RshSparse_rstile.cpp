@@ -315,8 +315,8 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     EXPECT_EQ(a.pattern.num_tiles(), 0);
     EXPECT_GT(b.pattern.num_tiles(), 0);
   }
-  // Beyond the model's fitted range (kPartitionModelMaxNnz) TF32, FP32 and FP64 take the CUDA-core path for any
-  // structure; FP16 still follows tile density.
+  // Beyond the model's fitted range (kPartitionModelMaxNnz) every arithmetic takes the CUDA-core path, for any
+  // structure, without building the RowStructured pattern.
   const int big = static_cast<int>(rsh::impl::kPartitionModelMaxNnz / per_row) + 1000;
   std::vector<rsh::impl::CooEntry> large, large_blocked;
   for (int r = 0; r < big; ++r)
@@ -331,7 +331,7 @@ TEST(RsTileBuilder, AutoPartitionFollowsTileDensity) {
     SCOPED_TRACE("large, arithmetic " + std::to_string(static_cast<int>(c.arith)));
     EXPECT_EQ(rsh::impl::inspect(large_crs, c.with(opt), "test", c.bytes).partition, rsh::Partition::kCudaCoreOnly);
     EXPECT_EQ(rsh::impl::inspect(large_blocked_crs, c.with(opt), "test", c.bytes).partition,
-              c.bytes == 2 ? rsh::Partition::kRowStructured : rsh::Partition::kCudaCoreOnly);
+              rsh::Partition::kCudaCoreOnly);
   }
   EXPECT_EQ(rsh::impl::inspect(large_crs, opt, "test", sizeof(double)).partition, rsh::Partition::kCudaCoreOnly);
 }

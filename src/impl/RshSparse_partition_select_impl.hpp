@@ -101,10 +101,10 @@ constexpr int64_t kPartitionModelMaxNnz = 2200000;
 
 /// Whether kAuto's choice for a matrix of `nnz` nonzeros reads the Tensor-Core
 /// terms of PartitionCost (and so needs the RowStructured pattern built): not
-/// past kPartitionModelMaxNnz (see PartitionCost::prefer_cuda_core) but for FP16, whose models decide at every
-/// size.
-inline bool choice_needs_row_structured(int64_t nnz, Arithmetic arith) {
-  return nnz <= kPartitionModelMaxNnz || arith == Arithmetic::kFp16;
+/// past kPartitionModelMaxNnz, where every arithmetic takes the CUDA-core path
+/// (see PartitionCost::prefer_cuda_core).
+inline bool choice_needs_row_structured(int64_t nnz) {
+  return nnz <= kPartitionModelMaxNnz;
 }
 /// Largest dense-block layout (value slots) kAuto considers, which bounds the
 /// memory A takes then (64 MB FP16, 128 MB TF32). The DenseBlocks model was

@@ -94,8 +94,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   const bool choose = options.partition == Partition::kAuto;
   out.partition = choose ? Partition::kRowStructured : options.partition;
   // kAuto builds RowStructured first for the cost's Tensor-Core terms, unless its choice does without them.
-  if (!choose || choice_needs_row_structured(A.nnz, arith))
-    out.pattern = build(out.partition, piece_for(out.partition));
+  if (!choose || choice_needs_row_structured(A.nnz)) out.pattern = build(out.partition, piece_for(out.partition));
   if (choose) {
     const PartitionCost cost = partition_cost_on(exec, num_rows, num_cols, A.row_map, out.pattern, options, arith);
     out.partition = cost.choose(arith, options.plan_selector, model_num_vectors(options));
