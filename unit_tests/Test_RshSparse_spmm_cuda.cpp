@@ -7,6 +7,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <type_traits>
 #include <vector>
 
@@ -268,6 +269,53 @@ TYPED_TEST(CudaSpmm, RealGraphsAndPowerLaw) {
   const auto cora = rsh::impl::read_matrix_market_host(path);
   for (rsh::Partition p : rsh::test::kAllPartitions)
     this->check(cora, {128, 1.0, 0.0, rsh::test::options(p), Layout::kRowMajor});
+}
+
+/// FP32-accurate plans whose values are refreshed on the device: the multiply right after an update splits A
+/// too (3xTF32, right for any values) and takes the device's answer once it has arrived (2xTF32 for values that
+/// are all TF32 numbers), with no wait in the update.
+TEST(CudaSpmmValues, DeviceRefreshTakesTheSplitWhenItsAnswerArrives) {
+  if (!rsh::cuda::device_available()) GTEST_SKIP() << "no CUDA device";
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (rsh::Partition p : {rsh::Partition::kRowStructured, rsh::Partition::kDenseBlocks}) {
+    SCOPED_TRACE(rsh::partition_name(p));
+    rsh::impl::HostCrs exact = rsh::test::random_crs(160, 120, 40, seed, true);
+    for (double& v : exact.values) v = 0.25 * std::round(4 * v);  // TF32 numbers
+    rsh::impl::HostCrs inexact = exact;
+    for (double& v : inexact.values) v = double(float(v * 1.0001 + 1e-3));  // float numbers, not TF32 ones
+    const auto ins = rsh::impl::inspect(exact, rsh::test::options(p), "test");
+    auto device_slots = [&](const rsh::impl::HostCrs& A) {
+      const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
+      return rsh::cuda::DeviceArray<float>(std::vector<float>(slots.begin(), slots.end()));
+    };
+    const rsh::cuda::DeviceArray<float> exact_slots = device_slots(exact), inexact_slots = device_slots(inexact);
+    const int n = 32;
+    const Dense B = rsh::test::random_dense(exact.num_cols, n, seed + 1);
+    rsh::cuda::DeviceArray<float> dB(pack<float>(B, Layout::kRowMajor, n));
+    rsh::cuda::DeviceArray<float> dC(std::vector<float>(size_t(exact.num_rows) * n, 0.f));
+    rsh::cuda::SpmmPlan<float> plan(
+        rsh::impl::host_format(ins.pattern, rsh::impl::scatter_values(ins.pattern, exact.values)), nullptr,
+        rsh::cuda::FloatMath::kFp32);
+    auto multiply_and_check = [&](const rsh::impl::HostCrs& A, const char* math) {
+      plan.spmm(1.f, dB.get(), n, 0.f, dC.get(), n, n, Layout::kRowMajor, nullptr);
+      RSH_CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<float> got = dC.download();
+      const Dense ref = rsh::test::reference_spmm(A, B, 1.0, 0.0, Dense(A.num_rows, n));
+      EXPECT_LE(rsh::test::max_column_error(ref, [&](int64_t i, int64_t j) { return double(got[i * n + j]); }), 1e-5);
+      if (math) EXPECT_NE(plan.describe().find(math), std::string::npos) << plan.describe();
+    };
+    multiply_and_check(exact, "2xTF32");  // host values: checked on the host
+    plan.update_values_device(inexact_slots.get(), nullptr);
+    multiply_and_check(inexact, "3xTF32");
+    plan.update_values_device(exact_slots.get(), nullptr);
+    multiply_and_check(exact, nullptr);   // the answer may not be there yet: either split is right
+    multiply_and_check(exact, "2xTF32");  // it is now (the device has finished)
+    plan.update_values_device(exact_slots.get(), nullptr);
+    plan.update_values_device(inexact_slots.get(), nullptr);  // two refreshes: the split follows the last
+    RSH_CUDA_CHECK(cudaDeviceSynchronize());
+    multiply_and_check(inexact, "3xTF32");
+  }
 }
 
 TEST(CudaSpmmArgs, RejectsBadSizes) {

@@ -1,7 +1,7 @@
 #pragma once
 // An owning device array (cudaMalloc / cudaFree), for the plan's format
-// buffers and for callers' B and C (tests, benchmarks), and scratch in
-// stream order. Host code only.
+// buffers and for callers' B and C (tests, benchmarks), scratch in stream
+// order, and a mapped host flag. Host code only.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -63,6 +63,36 @@ class DeviceArray {
 };
 
 namespace detail {
+
+/// One int of page-locked host memory that kernels write (mapped into the device's address space) and the
+/// host reads without waiting for the device: for answers the host may take late or not at all. It is freed
+/// only after the last write recorded with written_on has landed.
+class MappedHostFlag {
+ public:
+  MappedHostFlag() {
+    RSH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&host_), sizeof(int), cudaHostAllocMapped));
+    *host_ = 0;
+    RSH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_), host_, 0));
+    RSH_CUDA_CHECK(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
+  }
+  ~MappedHostFlag() {
+    cudaEventSynchronize(written_);
+    cudaEventDestroy(written_);
+    cudaFreeHost(host_);
+  }
+  MappedHostFlag(const MappedHostFlag&) = delete;
+  MappedHostFlag& operator=(const MappedHostFlag&) = delete;
+  /// The value last written by a kernel (or 0), read from memory on every call.
+  int read() const { return *static_cast<volatile int*>(host_); }
+  int* device() const { return device_; }
+  /// Records that a kernel on `stream` writes the flag (after the launches so far).
+  void written_on(cudaStream_t stream) { RSH_CUDA_CHECK(cudaEventRecord(written_, stream)); }
+
+ private:
+  int* host_ = nullptr;
+  int* device_ = nullptr;
+  cudaEvent_t written_ = nullptr;
+};
 
 /// Device memory in stream order (cudaMallocAsync: pooled, so a call after the first allocates nothing
 /// new), freed on the same stream when it goes out of scope. Never null, even for zero elements.

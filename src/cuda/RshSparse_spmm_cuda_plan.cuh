@@ -115,6 +115,12 @@ struct PlanData : PlanView<T> {
     DeviceArray<int64_t> dense_slot;  ///< residual nonzero -> block value slot (update_values_device)
   } store;
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
+  /// FloatMath::kFp32 after update_values_device: the device's answer to "are the Tensor-Core values TF32
+  /// numbers?", tagged with the update it answers (publish_inexact_kernel). Until settle_split reads the
+  /// current update's answer, the multiplies split A too (kBoth), which is right for any values.
+  std::unique_ptr<MappedHostFlag> split_answer;
+  uint32_t split_update = 0;   ///< updates of the values so far, modulo 2^31 (the tag's range)
+  bool split_pending = false;  ///< `split` is kBoth until the answer to update `split_update` is read
 
   /// Points the view's format arrays at the storage (a plan over a HostFormat, after its upload).
   void bind_format_to_store() {
@@ -133,6 +139,17 @@ struct PlanData : PlanView<T> {
     this->dense_values = store.dense_values.get();
   }
 };
+
+/// Takes the device's answer for the values of the last update_values_device once it has arrived: kDense
+/// where they are all TF32 numbers. A late answer to an earlier update is not taken (its tag is older).
+template <class T>
+void settle_split(PlanData<T>& d) {
+  if (!d.split_pending) return;
+  const uint32_t answer = uint32_t(d.split_answer->read());
+  if ((answer >> 1) != d.split_update) return;
+  d.split = (answer & 1u) ? Tf32Split::kBoth : Tf32Split::kDense;
+  d.split_pending = false;
+}
 
 }  // namespace detail
 
@@ -327,6 +344,8 @@ void SpmmPlan<T>::update_values(const double* values, cudaStream_t stream) {
   const std::vector<T> converted = detail::to_elements<T>(d.dense ? sums.data() : values, count, tf32 ? tc_count : 0);
   if constexpr (std::is_same<T, float>::value)
     d.split = tf32 ? detail::Tf32Split::kNone : detail::fp32_split(converted.data(), tc_count);
+  d.split_update = (d.split_update + 1) & 0x7fffffffu;  // an answer still on its way is for older values
+  d.split_pending = false;
   (d.dense ? d.store.dense_values : d.store.values).assign(converted.data(), count, stream);
   d.bind_values();
 }
@@ -352,14 +371,19 @@ void SpmmPlan<T>::update_values_device(const T* values, cudaStream_t stream) {
       detail::round_to_tf32_kernel<<<detail::stride_blocks(tc_count), 256, 0, stream>>>(tc, tc_count);
       detail::check_launch("round_to_tf32_kernel");
     } else {
+      // Whether B alone needs splitting is answered on the device and read by a later multiply when it is
+      // there (settle_split): waiting for it here would stall every caller that refreshes values each step.
+      if (!d.split_answer) d.split_answer = std::make_unique<detail::MappedHostFlag>();
       detail::StreamBuffer<int> inexact(1, stream);
-      int host_inexact = 0;
       RSH_CUDA_CHECK(cudaMemsetAsync(inexact.get(), 0, sizeof(int), stream));
       detail::tf32_inexact_kernel<<<detail::stride_blocks(tc_count), 256, 0, stream>>>(tc, tc_count, inexact.get());
       detail::check_launch("tf32_inexact_kernel");
-      RSH_CUDA_CHECK(cudaMemcpyAsync(&host_inexact, inexact.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
-      RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
-      d.split = host_inexact ? detail::Tf32Split::kBoth : detail::Tf32Split::kDense;
+      d.split_update = (d.split_update + 1) & 0x7fffffffu;
+      detail::publish_inexact_kernel<<<1, 1, 0, stream>>>(inexact.get(), d.split_update, d.split_answer->device());
+      detail::check_launch("publish_inexact_kernel");
+      d.split_answer->written_on(stream);
+      d.split = detail::Tf32Split::kBoth;
+      d.split_pending = true;
     }
   }
 }
@@ -410,6 +434,7 @@ int SpmmPlan<T>::num_cols() const {
 }
 template <class T>
 std::string SpmmPlan<T>::describe() const {
+  detail::settle_split(*d_);
   const detail::PlanData<T>& d = *d_;
   const bool fp64 = std::is_same<T, double>::value, fp32 = std::is_same<T, float>::value;
   const bool bf16 = std::is_same<T, __nv_bfloat16>::value;
@@ -604,6 +629,7 @@ void SpmmPlan<T>::spmm(Accum<T> alpha, const T* B, int64_t ldb, Accum<T> beta, O
                        Layout layout, cudaStream_t stream) const {
   detail::check_dense_args(d_->num_rows, d_->num_cols, B, ldb, C, ldc, n, layout);
   if (n == 0 || d_->num_rows == 0) return;
+  detail::settle_split(*d_);
   detail::spmm_view<T, OutT>(*d_, alpha, B, ldb, beta, C, ldc, n, layout, stream);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // Value refresh on the device (SpmmPlan::update_values_device): the
 // Tensor-Core values rounded to TF32 for FloatMath::kTf32, the check that
-// picks 2xTF32 or 3xTF32 for kFp32, and the residual's values added into
-// their dense-block slots. Kernels of one precision are static: each .cu
-// that includes this file has its own.
+// picks 2xTF32 or 3xTF32 for kFp32 (its answer published to the host), and
+// the residual's values added into their dense-block slots. Kernels of one
+// precision are static: each .cu that includes this file has its own.
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -31,6 +31,12 @@ static __global__ void __launch_bounds__(256) tf32_inexact_kernel(const float* v
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x)
     found |= device_round_to_tf32(values[i]) != values[i];
   if (__syncthreads_or(found) && threadIdx.x == 0) *inexact = 1;
+}
+
+/// *published = 2 * sequence + (*inexact != 0): tf32_inexact_kernel's answer tagged with the update it belongs
+/// to, written into mapped host memory in one store, so that the host can tell a current answer from a late one.
+static __global__ void publish_inexact_kernel(const int* inexact, uint32_t sequence, int* published) {
+  *reinterpret_cast<volatile int*>(published) = int((sequence << 1) | (*inexact != 0 ? 1u : 0u));
 }
 
 /// dense[slot[k]] += values[k] for k < count (duplicates of a position share a slot).
