@@ -178,7 +178,7 @@ struct Tuning {
 
 struct Options {
   /// kAuto: RowStructured, CudaCoreOnly or DenseBlocks per matrix by predicted kernel time; past the
-  /// model's range (2.2M nonzeros) RowStructured for FP16 and CudaCoreOnly for TF32, as measured.
+  /// model's range (2.2M nonzeros) CudaCoreOnly for every precision, as measured.
   Partition partition = Partition::kAuto;
   PlanSelector plan_selector = PlanSelector::kLearned;  ///< how kAuto picks the partition
   Reorder reorder = Reorder::kAuto;
