@@ -83,10 +83,10 @@ struct PartitionCost {
   double dense_blocks_us(Arithmetic arith, int num_vectors = kModelNumVectors) const;
   /// CudaCoreOnly is predicted faster. The model holds only inside the range
   /// it was fitted on (the shared matrices, at most 2.2M nonzeros, mostly
-  /// latency-bound). Beyond it the precision decides, as the generated
-  /// 12M-128M-nonzero matrices measured: FP16 keeps RowStructured and TF32
-  /// takes CudaCoreOnly, and so do FP32-level arithmetic and FP64, whose
-  /// Tensor-Core tiles cost more than TF32 ones (perf_tests/results/MODELS.md).
+  /// latency-bound). Beyond it every arithmetic takes CudaCoreOnly, as the
+  /// generated 12M-128M-nonzero matrices measured (all but the banded one ran
+  /// faster there), without the RowStructured build the comparison would need
+  /// (perf_tests/results/MODELS.md).
   bool prefer_cuda_core(Arithmetic arith) const;
   /// The partition kAuto takes for multiplies of num_vectors columns: the sparse path the cost models
   /// predict faster at N = 128, then DenseBlocks where predicted faster than it at num_vectors (only up to
