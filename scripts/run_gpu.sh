@@ -19,6 +19,10 @@
 #                                                             library of scripts/kokkos_kernel_times.cpp: each
 #                                                             Kokkos kernel label's count and total ms, fenced, in
 #                                                             kernel_times.txt; for the inspector's phases)
+#        scripts/run_gpu.sh OUT_DIR timeline [benchmark args...]  (rsh_kokkos_benchmark under the Kokkos Tools
+#                                                             library of scripts/kokkos_timeline.cpp, unfenced:
+#                                                             every event in timeline.tsv, and each inspection's
+#                                                             time by category in timeline_summary.md)
 #        scripts/run_gpu.sh OUT_DIR host [benchmark args...]     (rsh_host_benchmark on the node's cores: host.json,
 #                                                             scripts/host_summary.py's table)
 #        scripts/run_gpu.sh OUT_DIR suite 1|2 [benchmark args...]   (the default suite at N = 128 with cuSPARSE,
@@ -217,6 +221,16 @@ if [[ $what == kernel-times ]]; then
     --benchmark_out="$out/kernel_times.json" --benchmark_out_format=json --benchmark_min_time=0.01 "$@" \
     > "$out/kernel_times.log" 2> "$out/kernel_times.txt" || status=1
   grep -A25 "^kokkos_kernel_times" "$out/kernel_times.txt"
+fi
+if [[ $what == timeline ]]; then
+  echo "== Kokkos timeline under rsh_kokkos_benchmark $*"
+  KOKKOS_TOOLS_LIBS=$PWD/$dev/lib/libkokkos_timeline.so KOKKOS_TIMELINE_OUT=$out/timeline.tsv \
+    $dev/bin/rsh_kokkos_benchmark --benchmark_out="$out/timeline.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.01 "$@" > "$out/timeline.log" 2>&1 || status=1
+  python3 scripts/timeline_summary.py "$out/timeline.tsv" --start "${RSH_TIMELINE_START:-rsh::inspect}" \
+    > "$out/timeline_summary.md" || status=1
+  gzip -f "$out/timeline.tsv"
+  tail -40 "$out/timeline_summary.md"
 fi
 if [[ $what == sddmm ]]; then
   echo "== SDDMM benchmark $*"

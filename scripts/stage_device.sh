@@ -39,8 +39,11 @@ for bin in "$dev"/bin/*; do
   ldd "$bin" | awk '$3 ~ /^\// && $1 ~ /trilinos|benchmark|gomp/ {print $3}'
 done | sort -u | while read -r lib; do cp -L "$lib" "$dev"/lib/; done
 strip "$dev"/bin/*
-# The Kokkos Tools library that times labelled kernels (run_gpu.sh kernel-times).
-g++ -O2 -shared -fPIC -std=c++17 -o "$dev"/lib/libkokkos_kernel_times.so scripts/kokkos_kernel_times.cpp
+# The Kokkos Tools libraries that time labelled kernels (run_gpu.sh kernel-times) and record the timeline
+# (run_gpu.sh timeline).
+for tool in kokkos_kernel_times kokkos_timeline; do
+  g++ -O2 -shared -fPIC -std=c++17 -o "$dev"/lib/lib$tool.so scripts/$tool.cpp
+done
 tar -C "$dev" -cJf "$dev"/bin.tar.xz bin lib && rm -rf "$dev"/bin "$dev"/lib
 shared=../shared/matrices
 if [ -d "$shared" ]; then
