@@ -64,7 +64,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   out.stats = stats_on(exec, A, long_window_nnz<ExecSpace>(options));
   phase("statistics", out.times.stats);
 
-  const RowOrderOf<Mem> ordered = row_order_on(exec, A, options);
+  const RowOrderOf<Mem> ordered = row_order_on(exec, A, options, value_bytes);
   const View1<const int, Mem> order = ordered.order;
   out.reorder = ordered.policy;
   phase("reorder", out.times.reorder);

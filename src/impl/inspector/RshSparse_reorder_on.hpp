@@ -2,8 +2,10 @@
 // The row order of the inspector on its execution space: MinHash and kAuto's
 // choice run where A's views live; the host reorderings (Locality and the
 // load / mask permutations) from a host copy of A's pattern.
+#include <type_traits>
 #include <vector>
 
+#include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
 #include "impl/inspector/RshSparse_b_row_misses_on.hpp"
@@ -37,6 +39,18 @@ OrderCost order_cost_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
   return c;
 }
 
+/// MinHashTrialModel on ExecSpace: the H100's bounds on a GPU, none on host spaces (there the trial's
+/// cost has not been measured against the multiply's, and kAuto keeps trying MinHash).
+template <class ExecSpace>
+MinHashTrialModel minhash_trial_model() {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+  // Fitted from below on the reorder phases and multiplies of the matrices over 1M nonzeros
+  // (perf_tests/results/MODELS.md).
+  if (std::is_same<ExecSpace, Kokkos::Cuda>::value) return MinHashTrialModel{4e-3, 0.35e-9, 12.8e12};
+#endif
+  return MinHashTrialModel{};
+}
+
 /// A row order on the inspector's space and the policy that made it.
 template <class MemorySpace>
 struct RowOrderOf {
@@ -45,16 +59,18 @@ struct RowOrderOf {
   std::vector<std::pair<Reorder, OrderCost>> considered;  ///< kAuto: each candidate's predicted work
 };
 
-/// Reorder::kAuto (see kAutoCandidates): the candidate predicting the least work, if it repays its cost.
+/// Reorder::kAuto (see kAutoCandidates): the candidate predicting the least work, if it repays its cost;
+/// the given order, without trying MinHash, unless `try_minhash` (minhash_trial_pays).
 template <class ExecSpace>
 RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& exec,
                                                                const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                               const Options& options) {
+                                                               const Options& options, bool try_minhash) {
   using Mem = typename ExecSpace::memory_space;
   RowOrderOf<Mem> best;
   if (!(options.expected_multiplies >= 0))
     throw std::invalid_argument("rsh::Options: expected_multiplies = " + std::to_string(options.expected_multiplies) +
                                 " must be >= 0");
+  if (!try_minhash) return best;
   Options partition_only = options;
   partition_only.reorder = Reorder::kNone;
   OrderCost identity = order_cost_on(exec, A, View1<const int, Mem>(), partition_only);
@@ -77,11 +93,12 @@ RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& 
   return best;
 }
 
-/// The row order options.reorder asks for, on `exec`.
+/// The row order options.reorder asks for, on `exec` (kAuto: select_reorder_on, trying MinHash where its
+/// trial can pay for multiplies of B values of `value_bytes` bytes; 0: not known, MinHash is tried).
 template <class ExecSpace>
 RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
                                                           const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                          const Options& options) {
+                                                          const Options& options, int value_bytes) {
   using Mem = typename ExecSpace::memory_space;
   RowOrderOf<Mem> out;
   switch (options.reorder) {
@@ -93,7 +110,9 @@ RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
                                    options.reorder_options.minhash_window_chunk);
       return out;
     case Reorder::kAuto:
-      return select_reorder_on(exec, A, options);
+      return select_reorder_on(exec, A, options,
+                               minhash_trial_pays(minhash_trial_model<ExecSpace>(), A.nnz, model_num_vectors(options),
+                                                  value_bytes, options.expected_multiplies));
     default:
       break;
   }
