@@ -23,19 +23,13 @@ OrderCost order_cost_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
                         const View1<const int, typename ExecSpace::memory_space>& order, const Options& options) {
   using Mem = typename ExecSpace::memory_space;
   const RowRoles<Mem> roles = partition_on(exec, A, order, options);
-  const auto row_map = A.row_map;
-  const auto res_rows = roles.res_rows;
   OrderCost c;
   c.windows = roles.num_windows();
   c.tiles =
       window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows, long_window_nnz<ExecSpace>(options))
           .first;
-  c.residual_rows = static_cast<int64_t>(res_rows.extent(0));
-  c.residual_nnz =
-      tally(
-          exec, "rsh::inspect::order_cost_residual", c.residual_rows,
-          KOKKOS_LAMBDA(const int64_t j, Tally& t) { t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j)); })
-          .sum[0];
+  c.residual_rows = static_cast<int64_t>(roles.res_rows.extent(0));
+  c.residual_nnz = residual_nnz_on(exec, A, roles);
   return c;
 }
 
