@@ -185,7 +185,11 @@ struct Options {
   ReorderOptions reorder_options;
   /// How many multiplies the handle expects to run with one analysis: what kAuto weighs a reordering's
   /// cost against (a reordering that saves 5% of each multiply and costs 4 multiplies pays after 80).
-  /// The default suits a solver or a training run; a handful of calls should say so.
+  /// On a GPU kAuto does not even try MinHash where its trial, milliseconds of launches, could not pay
+  /// over this many multiplies at the largest gain (rsh::impl::minhash_trial_pays): at the default, FP16
+  /// at N = 128 tries it from about 5M nonzeros. The default suits a solver or a
+  /// training run; a handful of calls should say so, a long training run too (a larger count lets
+  /// smaller matrices try MinHash).
   double expected_multiplies = 100;
   /// The columns of B (N) the multiplies will have: what kAuto weighs the partitions' predicted times at, and
   /// CudaCoreOnly its residual piece lengths' (unless tuning.residual_piece_nnz fixes one).

@@ -16,6 +16,7 @@
 #include "impl/RshSparse_reorder_select_impl.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
+#include "impl/inspector/RshSparse_reorder_on.hpp"
 
 namespace {
 
@@ -251,6 +252,48 @@ TEST(Reorder, AutoKeepsTheCheapestPredictedOrder) {
   const auto keep = rsh::impl::select_reorder(banded, o);
   EXPECT_EQ(keep.policy, rsh::Reorder::kNone);
   EXPECT_TRUE(keep.order.empty());
+}
+
+// kAuto tries MinHash only where the largest gain, at the fastest multiply, over the expected calls repays
+// the trial: kAutoMaxGain x expected x (nnz x N x value bytes / gather rate) >= fixed + per_nnz x nnz.
+TEST(Reorder, MinHashTrialPaysOnlyPastItsCost) {
+  const rsh::impl::MinHashTrialModel model{4e-3, 0.35e-9, 12.8e12};
+  const auto pays = [&](double nnz, int n, int bytes, double expected) {
+    const double gain = rsh::impl::kAutoMaxGain * expected * (nnz * n * bytes / 12.8e12);
+    return gain >= 4e-3 + 0.35e-9 * nnz;
+  };
+  for (double nnz : {1e4, 1.04e6, 2.1e6, 4e6, 6e6, 1.4e7, 1.28e8})
+    for (int bytes : {2, 4, 8})
+      for (double expected : {0.0, 1.0, 100.0, 1e4}) {
+        SCOPED_TRACE(std::to_string(nnz) + " nonzeros, " + std::to_string(bytes) + "-byte values, " +
+                     std::to_string(expected) + " multiplies");
+        EXPECT_EQ(rsh::impl::minhash_trial_pays(model, static_cast<int64_t>(nnz), 128, bytes, expected),
+                  pays(nnz, 128, bytes, expected));
+      }
+  // At the defaults (100 multiplies, N = 128) FP16 tries MinHash on a 14M-nonzero graph, not on a 2M one.
+  EXPECT_TRUE(rsh::impl::minhash_trial_pays(model, 14000000, 128, 2, 100));
+  EXPECT_FALSE(rsh::impl::minhash_trial_pays(model, 2100000, 128, 2, 100));
+  // No model (host spaces) or values of unknown width: MinHash is always tried.
+  EXPECT_TRUE(rsh::impl::minhash_trial_pays(rsh::impl::MinHashTrialModel{}, 1000, 128, 2, 1));
+  EXPECT_TRUE(rsh::impl::minhash_trial_pays(model, 1000, 128, 0, 1));
+  EXPECT_FALSE(rsh::impl::minhash_trial_model<Kokkos::DefaultHostExecutionSpace>().applies());
+}
+
+TEST(Reorder, AutoWithoutTheTrialKeepsTheGivenOrder) {
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const HostCrs hidden = shuffled_blocks(seed);  // MinHash pays here when tried (AutoKeepsTheCheapestPredictedOrder)
+  const rsh::Options o = rsh::test::options(rsh::Partition::kRowStructured);
+  const auto skipped = rsh::impl::select_reorder_on(Kokkos::DefaultHostExecutionSpace(),
+                                                    rsh::impl::sorted_view_of(hidden), o, /*try_minhash*/ false);
+  EXPECT_EQ(skipped.policy, rsh::Reorder::kNone);
+  EXPECT_EQ(skipped.order.extent(0), 0u);
+  EXPECT_TRUE(skipped.considered.empty());
+  rsh::Options bad = o;
+  bad.expected_multiplies = -1;  // still rejected where MinHash is not tried
+  EXPECT_THROW(
+      rsh::impl::select_reorder_on(Kokkos::DefaultHostExecutionSpace(), rsh::impl::sorted_view_of(hidden), bad, false),
+      std::invalid_argument);
 }
 
 // The rule b_row_misses_on states, walked on the host: windows of 8 consecutive positions load their

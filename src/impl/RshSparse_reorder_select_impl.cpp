@@ -16,7 +16,7 @@ int64_t b_row_misses(const HostCrs& A, const std::vector<int>& order, int64_t ca
 
 ReorderChoice select_reorder(const HostCrs& A, const Options& options) {
   const RowOrderOf<Kokkos::HostSpace> chosen =
-      select_reorder_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A), options);
+      select_reorder_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A), options, /*try_minhash*/ true);
   ReorderChoice c;
   c.policy = chosen.policy;
   c.order.assign(chosen.order.data(), chosen.order.data() + chosen.order.extent(0));

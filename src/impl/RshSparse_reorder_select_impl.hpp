@@ -45,6 +45,34 @@ constexpr double kAutoMinGain = 0.06;
 /// ...and the work it saves over Options::expected_multiplies calls repays its cost, counted in multiplies
 /// of the unreordered plan: gain x expected_multiplies >= kMinHashCostMultiplies.
 constexpr double kMinHashCostMultiplies = 4.0;
+/// Whether kAuto tries MinHash at all. The trial (the order, then both orders' work counts) has a cost of
+/// its own that a fixed count of multiplies misjudges: on a GPU it is milliseconds of launches and
+/// read-backs even on a small matrix, where a multiply takes tens of microseconds (hundreds of multiplies).
+/// So where a space has a trial model, kAuto tries MinHash only if the largest gain a reordering could
+/// bring over Options::expected_multiplies calls, at the fastest a multiply could run, repays the trial:
+///   kAutoMaxGain x expected_multiplies x multiply_floor >= trial.
+/// Both sides are bounds fitted on the H100 (perf_tests/results/MODELS.md): the trial's time from below
+/// (a fixed part plus a part a nonzero), the multiply's from below (B's rows a nonzero brings, gathered at
+/// the fastest rate the kernels reach, where neighbouring rows share their B rows in L1).
+struct MinHashTrialModel {
+  double fixed_seconds = 0;            ///< 0: no model (host spaces): kAuto always tries MinHash
+  double seconds_per_nnz = 0;          ///< the trial's part a nonzero of A
+  double gather_bytes_per_second = 0;  ///< the multiply's fastest rate in B bytes gathered
+  bool applies() const { return fixed_seconds > 0; }
+};
+/// The largest share of a multiply's time a reordering is expected to save: MinHash halved it on a point
+/// cloud in random order, the largest gain measured.
+constexpr double kAutoMaxGain = 0.6;
+
+/// Whether the MinHash trial can pay for a matrix of `nnz` nonzeros multiplied by `num_vectors` columns of B
+/// of `value_bytes` bytes (0: not known), `expected_multiplies` times (see MinHashTrialModel).
+inline bool minhash_trial_pays(const MinHashTrialModel& model, int64_t nnz, int num_vectors, int value_bytes,
+                               double expected_multiplies) {
+  if (!model.applies() || value_bytes <= 0) return true;
+  const double multiply_floor = static_cast<double>(nnz) * num_vectors * value_bytes / model.gather_bytes_per_second;
+  const double trial = model.fixed_seconds + model.seconds_per_nnz * static_cast<double>(nnz);
+  return kAutoMaxGain * expected_multiplies * multiply_floor >= trial;
+}
 /// The B-row term (b_row_misses_on) sorts a key a nonzero, about 24 bytes a nonzero on a GPU while it runs:
 /// past this many nonzeros kAuto weighs the tile-count model alone, so that analysing a format near its
 /// 2^30-nonzero limit beside a matrix that fills the device does not run out of memory.

@@ -64,7 +64,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   out.stats = stats_on(exec, A, long_window_nnz<ExecSpace>(options));
   phase("statistics", out.times.stats);
 
-  const RowOrderOf<Mem> ordered = row_order_on(exec, A, options);
+  const RowOrderOf<Mem> ordered = row_order_on(exec, A, options, value_bytes);
   const View1<const int, Mem> order = ordered.order;
   out.reorder = ordered.policy;
   phase("reorder", out.times.reorder);
@@ -91,17 +91,22 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   auto piece_for = [&](Partition partition) {
     return residual_piece_nnz_on(exec, A.row_map, num_rows, options, partition, arith);
   };
-  const bool choose = options.partition == Partition::kAuto;
-  out.partition = choose ? Partition::kRowStructured : options.partition;
-  // kAuto builds RowStructured first for the cost's Tensor-Core terms, unless its choice does without them.
-  if (!choose || choice_needs_row_structured(A.nnz)) out.pattern = build(out.partition, piece_for(out.partition));
-  if (choose) {
-    const PartitionCost cost = partition_cost_on(exec, num_rows, num_cols, A.row_map, out.pattern, options, arith);
-    out.partition = cost.choose(arith, options.plan_selector, model_num_vectors(options));
-    // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
-    const int piece = out.partition == Partition::kCudaCoreOnly ? cost.cuda.piece_nnz : piece_for(out.partition);
-    if (out.partition != Partition::kRowStructured) out.pattern = build(out.partition, piece);
+  if (options.partition != Partition::kAuto) {
+    out.partition = options.partition;
+    out.pattern = build(out.partition, piece_for(out.partition));
+    return out;
   }
+  // kAuto counts RowStructured's Tensor-Core terms without building it (unless its choice does without
+  // them), then builds the partition it chooses.
+  const PartitionCost cost =
+      choice_needs_row_structured(A.nnz)
+          ? partition_cost_counted_on(exec, A, order, options, arith)
+          : partition_cost_on(exec, num_rows, num_cols, A.row_map, RsTilePattern<Mem>{}, options, arith);
+  phase("partition", out.times.partition);
+  out.partition = cost.choose(arith, options.plan_selector, model_num_vectors(options));
+  // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
+  const int piece = out.partition == Partition::kCudaCoreOnly ? cost.cuda.piece_nnz : piece_for(out.partition);
+  out.pattern = build(out.partition, piece);
   return out;
 }
 

@@ -1,9 +1,14 @@
 #pragma once
 // The terms of Partition::kAuto's time models (PartitionCost), gathered on
 // the inspector's execution space.
+#include <stdexcept>
+
 #include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#include "impl/inspector/RshSparse_long_windows_on.hpp"
+#include "impl/inspector/RshSparse_partition_on.hpp"
+#include "impl/inspector/RshSparse_schedule_on.hpp"
 
 namespace rsh {
 namespace impl {
@@ -59,6 +64,17 @@ int residual_piece_nnz_on(const ExecSpace& exec, const RowMap& row_map, int64_t 
   return best_cuda_core_cost_on(exec, row_map, num_rows, options, arith).piece_nnz;
 }
 
+/// The terms of PartitionCost that do not depend on the RowStructured pattern: dense slots and the
+/// CUDA-core cost of an m x n matrix with row offsets `row_map`.
+template <class ExecSpace, class RowMap>
+void add_pattern_free_terms_on(const ExecSpace& exec, int64_t m, int64_t n, const RowMap& row_map,
+                               const Options& options, Arithmetic arith, PartitionCost& c) {
+  c.dense_slots = DenseBlockLayout::slots(m, n);
+  c.cuda = best_cuda_core_cost_on(exec, row_map, m, options, arith);
+  c.nnz = c.cuda.nnz;
+  c.rows = m;
+}
+
 /// Costs of an m x n matrix with row offsets `row_map` given its scheduled RowStructured pattern `p`
 /// (empty where kAuto's choice does without it: choice_needs_row_structured).
 template <class ExecSpace, class RowMap>
@@ -66,23 +82,42 @@ PartitionCost partition_cost_on(const ExecSpace& exec, int64_t m, int64_t n, con
                                 const RsTilePattern<typename ExecSpace::memory_space>& p, const Options& options,
                                 Arithmetic arith) {
   PartitionCost c;
-  const int items = p.tc_num_items();
-  const auto begin = p.tc_item_tile_begin, end = p.tc_item_tile_end;
-  const Tally ctas = tally(
-      exec, "rsh::inspect::cta_tiles", (items + kWindowsPerCta - 1) / kWindowsPerCta,
-      KOKKOS_LAMBDA(const int64_t cta, Tally& s) {
-        int longest = 0;
-        for (int64_t i = cta * kWindowsPerCta; i < items && i < (cta + 1) * kWindowsPerCta; ++i)
-          longest = end(i) - begin(i) > longest ? end(i) - begin(i) : longest;
-        s.sum[0] += longest;
-      });
-  c.cta_max_tiles = ctas.sum[0];
+  c.cta_max_tiles = cta_max_tiles_on(exec, p.tc_num_items(), p.tc_item_tile_begin, p.tc_item_tile_end);
   c.windows = p.num_windows();
-  c.dense_slots = DenseBlockLayout::slots(m, n);
   c.residual_nnz = static_cast<int64_t>(p.res_cols.extent(0));
-  c.cuda = best_cuda_core_cost_on(exec, row_map, m, options, arith);
-  c.nnz = c.cuda.nnz;
-  c.rows = m;
+  add_pattern_free_terms_on(exec, m, n, row_map, options, arith, c);
+  return c;
+}
+
+/// The same costs for sorted A in `order` (empty = identity), counted from its RowStructured partition
+/// without building the pattern: each window's distinct columns merged without keeping their ranks, and
+/// the Tensor-Core items schedule_on would make of those tiles (tc_items_on). kAuto then builds only the
+/// partition it chooses.
+template <class ExecSpace>
+PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
+                                        const View1<const int, typename ExecSpace::memory_space>& order,
+                                        const Options& options, Arithmetic arith) {
+  using Mem = typename ExecSpace::memory_space;
+  Options row_structured = options;
+  row_structured.partition = Partition::kRowStructured;
+  const RowRoles<Mem> roles = partition_on(exec, A, order, row_structured);
+  if (roles.split || roles.one_entry_per_column)
+    throw std::logic_error("rsh::inspect: a RowStructured partition keeps rows whole, a tile column per column");
+  const int W = roles.num_windows();
+  View1<int, Mem> window_tile_offset("rsh::inspect::counted_tile_offset", W + 1);
+  window_ranks_on<false>(
+      exec, A, ListedWindows<Mem>{roles.window_rows}, W, long_window_nnz<ExecSpace>(options),
+      KOKKOS_LAMBDA(const int64_t w, const int distinct) { window_tile_offset(w) = (distinct + 7) / 8; });
+  exclusive_scan(
+      exec, "rsh::inspect::counted_tile_offsets", W, window_tile_offset,
+      KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); });
+  const TcItems<Mem> tc =
+      tc_items_on(exec, window_tile_offset, W, options.tuning.max_tiles_per_item, View1<uint8_t, Mem>());
+  PartitionCost c;
+  c.cta_max_tiles = cta_max_tiles_on(exec, static_cast<int64_t>(tc.window.extent(0)), tc.begin, tc.end);
+  c.windows = W;
+  c.residual_nnz = residual_nnz_on(exec, A, roles);
+  add_pattern_free_terms_on(exec, A.num_rows, A.num_cols, A.row_map, options, arith, c);
   return c;
 }
 

@@ -195,5 +195,17 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
   return out;
 }
 
+/// The nonzeros of the rows `roles` sends to the residual (whole rows: partition_on's roles).
+template <class ExecSpace>
+int64_t residual_nnz_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
+                        const RowRoles<typename ExecSpace::memory_space>& roles) {
+  const auto row_map = A.row_map;
+  const auto res_rows = roles.res_rows;
+  return tally(
+             exec, "rsh::inspect::residual_nnz", static_cast<int64_t>(res_rows.extent(0)),
+             KOKKOS_LAMBDA(const int64_t j, Tally& t) { t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j)); })
+      .sum[0];
+}
+
 }  // namespace impl
 }  // namespace rsh

@@ -2,8 +2,10 @@
 // The row order of the inspector on its execution space: MinHash and kAuto's
 // choice run where A's views live; the host reorderings (Locality and the
 // load / mask permutations) from a host copy of A's pattern.
+#include <type_traits>
 #include <vector>
 
+#include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
 #include "impl/inspector/RshSparse_b_row_misses_on.hpp"
@@ -21,20 +23,26 @@ OrderCost order_cost_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
                         const View1<const int, typename ExecSpace::memory_space>& order, const Options& options) {
   using Mem = typename ExecSpace::memory_space;
   const RowRoles<Mem> roles = partition_on(exec, A, order, options);
-  const auto row_map = A.row_map;
-  const auto res_rows = roles.res_rows;
   OrderCost c;
   c.windows = roles.num_windows();
   c.tiles =
       window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows, long_window_nnz<ExecSpace>(options))
           .first;
-  c.residual_rows = static_cast<int64_t>(res_rows.extent(0));
-  c.residual_nnz =
-      tally(
-          exec, "rsh::inspect::order_cost_residual", c.residual_rows,
-          KOKKOS_LAMBDA(const int64_t j, Tally& t) { t.sum[0] += row_map(res_rows(j) + 1) - row_map(res_rows(j)); })
-          .sum[0];
+  c.residual_rows = static_cast<int64_t>(roles.res_rows.extent(0));
+  c.residual_nnz = residual_nnz_on(exec, A, roles);
   return c;
+}
+
+/// MinHashTrialModel on ExecSpace: the H100's bounds on a GPU, none on host spaces (there the trial's
+/// cost has not been measured against the multiply's, and kAuto keeps trying MinHash).
+template <class ExecSpace>
+MinHashTrialModel minhash_trial_model() {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+  // Fitted from below on the reorder phases and multiplies of the matrices over 1M nonzeros
+  // (perf_tests/results/MODELS.md).
+  if (std::is_same<ExecSpace, Kokkos::Cuda>::value) return MinHashTrialModel{4e-3, 0.35e-9, 12.8e12};
+#endif
+  return MinHashTrialModel{};
 }
 
 /// A row order on the inspector's space and the policy that made it.
@@ -45,16 +53,18 @@ struct RowOrderOf {
   std::vector<std::pair<Reorder, OrderCost>> considered;  ///< kAuto: each candidate's predicted work
 };
 
-/// Reorder::kAuto (see kAutoCandidates): the candidate predicting the least work, if it repays its cost.
+/// Reorder::kAuto (see kAutoCandidates): the candidate predicting the least work, if it repays its cost;
+/// the given order, without trying MinHash, unless `try_minhash` (minhash_trial_pays).
 template <class ExecSpace>
 RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& exec,
                                                                const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                               const Options& options) {
+                                                               const Options& options, bool try_minhash) {
   using Mem = typename ExecSpace::memory_space;
   RowOrderOf<Mem> best;
   if (!(options.expected_multiplies >= 0))
     throw std::invalid_argument("rsh::Options: expected_multiplies = " + std::to_string(options.expected_multiplies) +
                                 " must be >= 0");
+  if (!try_minhash) return best;
   Options partition_only = options;
   partition_only.reorder = Reorder::kNone;
   OrderCost identity = order_cost_on(exec, A, View1<const int, Mem>(), partition_only);
@@ -77,11 +87,12 @@ RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& 
   return best;
 }
 
-/// The row order options.reorder asks for, on `exec`.
+/// The row order options.reorder asks for, on `exec` (kAuto: select_reorder_on, trying MinHash where its
+/// trial can pay for multiplies of B values of `value_bytes` bytes; 0: not known, MinHash is tried).
 template <class ExecSpace>
 RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
                                                           const SortedCrs<typename ExecSpace::memory_space>& A,
-                                                          const Options& options) {
+                                                          const Options& options, int value_bytes) {
   using Mem = typename ExecSpace::memory_space;
   RowOrderOf<Mem> out;
   switch (options.reorder) {
@@ -93,7 +104,9 @@ RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
                                    options.reorder_options.minhash_window_chunk);
       return out;
     case Reorder::kAuto:
-      return select_reorder_on(exec, A, options);
+      return select_reorder_on(exec, A, options,
+                               minhash_trial_pays(minhash_trial_model<ExecSpace>(), A.nnz, model_num_vectors(options),
+                                                  value_bytes, options.expected_multiplies));
     default:
       break;
   }

@@ -27,6 +27,76 @@ KOKKOS_INLINE_FUNCTION void piece_of(int begin, int end, int i, int n, int& b, i
   e = begin + static_cast<int>(len * (i + 1) / n);
 }
 
+/// The Tensor-Core items of a window of `len` tiles beyond one whole item: 0 up to max_tiles tiles, else
+/// near-equal pieces; a window holding split rows is one piece (its items add with atomics).
+KOKKOS_INLINE_FUNCTION int window_pieces(int len, int max_tiles, bool split) {
+  const int pieces = len <= max_tiles ? 0 : (len + max_tiles - 1) / max_tiles;
+  return pieces == 0 && split ? 1 : pieces;
+}
+
+/// Tensor-Core work items over windows 0 .. W-1, window w owning tiles [window_tile_offset(w),
+/// window_tile_offset(w + 1)): whole windows first, in window order, then the near-equal pieces of windows
+/// over max_tiles tiles and (where `split_window` is not empty) the windows holding split rows, as one piece.
+template <class MemorySpace>
+struct TcItems {
+  View1<int, MemorySpace> window, begin, end;
+  int64_t whole = 0;  ///< items [0, whole) are whole windows
+};
+
+template <class ExecSpace>
+TcItems<typename ExecSpace::memory_space> tc_items_on(
+    const ExecSpace& exec, const View1<int, typename ExecSpace::memory_space>& window_tile_offset, int W, int max_tiles,
+    const View1<uint8_t, typename ExecSpace::memory_space>& split_window) {
+  using Mem = typename ExecSpace::memory_space;
+  const bool rows_split = split_window.extent(0) > 0;
+  auto pieces_of = KOKKOS_LAMBDA(const int64_t w) {
+    return window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w));
+  };
+  View1<int64_t, Mem> whole_at("rsh::schedule::whole_at", W + 1), piece_at("rsh::schedule::piece_at", W + 1);
+  const int64_t whole = exclusive_scan(
+      exec, "rsh::inspect::whole_windows", W, whole_at,
+      KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w) == 0); });
+  const int64_t pieces = exclusive_scan(
+      exec, "rsh::inspect::window_pieces", W, piece_at,
+      KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w)); });
+  TcItems<Mem> out;
+  out.whole = whole;
+  out.window = View1<int, Mem>("rsh::tc_item_window", whole + pieces);
+  out.begin = View1<int, Mem>("rsh::tc_item_tile_begin", whole + pieces);
+  out.end = View1<int, Mem>("rsh::tc_item_tile_end", whole + pieces);
+  const auto item_window = out.window, item_begin = out.begin, item_end = out.end;
+  Kokkos::parallel_for(
+      "rsh::inspect::tc_items", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+        const int b = window_tile_offset(w), e = window_tile_offset(w + 1), n = pieces_of(w);
+        if (n == 0) {
+          const int64_t i = whole_at(w);
+          item_window(i) = static_cast<int>(w), item_begin(i) = b, item_end(i) = e;
+          return;
+        }
+        for (int j = 0; j < n; ++j) {
+          const int64_t i = whole + piece_at(w) + j;
+          item_window(i) = static_cast<int>(w);
+          piece_of(b, e, j, n, item_begin(i), item_end(i));
+        }
+      });
+  return out;
+}
+
+/// The CTAs' Tensor-Core tiles in sequence: over CTAs of kWindowsPerCta consecutive items, the sum of
+/// each CTA's longest item (the time model's Tensor-Core term).
+template <class ExecSpace, class Ints>
+int64_t cta_max_tiles_on(const ExecSpace& exec, int64_t items, const Ints& begin, const Ints& end) {
+  return tally(
+             exec, "rsh::inspect::cta_tiles", (items + kWindowsPerCta - 1) / kWindowsPerCta,
+             KOKKOS_LAMBDA(const int64_t cta, Tally& s) {
+               int longest = 0;
+               for (int64_t i = cta * kWindowsPerCta; i < items && i < (cta + 1) * kWindowsPerCta; ++i)
+                 longest = end(i) - begin(i) > longest ? end(i) - begin(i) : longest;
+               s.sum[0] += longest;
+             })
+      .sum[0];
+}
+
 /// Where the aligned groups of locally split residual rows go (host side: counts of each kind of row).
 struct ResidualLayout {
   int64_t groups[kResidualPieceAlign + 1] = {};       ///< rows of c pieces, c in [2, 8]
@@ -162,37 +232,9 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
 
   // Tensor-Core items: whole windows first, then the pieces of longer ones and the windows of split rows.
   const auto window_tile_offset = p.window_tile_offset;
-  auto window_pieces = KOKKOS_LAMBDA(const int64_t w) {
-    const int len = window_tile_offset(w + 1) - window_tile_offset(w);
-    const int pieces = len <= max_tiles ? 0 : (len + max_tiles - 1) / max_tiles;
-    return pieces == 0 && rows_split && split_window(w) ? 1 : pieces;
-  };
-  View1<int64_t, Mem> whole_at("rsh::schedule::whole_at", W + 1), piece_at("rsh::schedule::piece_at", W + 1);
-  const int64_t whole = exclusive_scan(
-      exec, "rsh::inspect::whole_windows", W, whole_at,
-      KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_pieces(w) == 0); });
-  const int64_t pieces = exclusive_scan(
-      exec, "rsh::inspect::window_pieces", W, piece_at,
-      KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_pieces(w)); });
-  p.tc_num_unsplit = static_cast<int>(whole);
-  p.tc_item_window = Ints("rsh::tc_item_window", whole + pieces);
-  p.tc_item_tile_begin = Ints("rsh::tc_item_tile_begin", whole + pieces);
-  p.tc_item_tile_end = Ints("rsh::tc_item_tile_end", whole + pieces);
-  const auto item_window = p.tc_item_window, item_begin = p.tc_item_tile_begin, item_end = p.tc_item_tile_end;
-  Kokkos::parallel_for(
-      "rsh::inspect::tc_items", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        const int b = window_tile_offset(w), e = window_tile_offset(w + 1), n = window_pieces(w);
-        if (n == 0) {
-          const int64_t i = whole_at(w);
-          item_window(i) = static_cast<int>(w), item_begin(i) = b, item_end(i) = e;
-          return;
-        }
-        for (int j = 0; j < n; ++j) {
-          const int64_t i = whole + piece_at(w) + j;
-          item_window(i) = static_cast<int>(w);
-          piece_of(b, e, j, n, item_begin(i), item_end(i));
-        }
-      });
+  const TcItems<Mem> tc = tc_items_on(exec, window_tile_offset, W, max_tiles, split_window);
+  p.tc_num_unsplit = static_cast<int>(tc.whole);
+  p.tc_item_window = tc.window, p.tc_item_tile_begin = tc.begin, p.tc_item_tile_end = tc.end;
 
   // Residual items (see the file comment).
   const auto res_ptr = p.res_ptr;
@@ -244,7 +286,8 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   View1<uint8_t, Mem> stored("rsh::schedule::stored", n);
   Kokkos::parallel_for(
       "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        if (window_pieces(w) != 0) return;
+        if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
+          return;  // its items add with atomics
         for (int i = 0; i < 8; ++i)
           if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
       });
