@@ -27,6 +27,7 @@
 //   --rsh_timing=MODE  gated (default) or stream
 //   --rsh_label_rounds=R  ReorderOptions::minhash_label_rounds of every rsh handle (default 0)
 //   --rsh_window_chunk=W  ReorderOptions::minhash_window_chunk of every rsh handle (default 0)
+//   --rsh_long_window_nnz=L  Tuning::long_window_nnz of every rsh handle (default -1: the space's)
 #include <benchmark/benchmark.h>
 
 #include <Kokkos_Core.hpp>
@@ -56,8 +57,9 @@ struct Config : bench::ImplFilter {
   std::vector<std::string> scalars{"float"}, layouts{"left", "right"}, modes{"N"};
   std::vector<int> widths{32, 128, 256};
   bool gated_timing = true;
-  int label_rounds = 0;  ///< ReorderOptions::minhash_label_rounds of every rsh handle
-  int window_chunk = 0;  ///< ReorderOptions::minhash_window_chunk of every rsh handle
+  int label_rounds = 0;          ///< ReorderOptions::minhash_label_rounds of every rsh handle
+  int window_chunk = 0;          ///< ReorderOptions::minhash_window_chunk of every rsh handle
+  int64_t long_window_nnz = -1;  ///< Tuning::long_window_nnz of every rsh handle
 };
 
 template <class Scalar>
@@ -213,6 +215,7 @@ void bench_impl(benchmark::State& state, const bench::MatrixSource& src, const C
     if (options_name == "rsh_locality") o.reorder = Reorder::kLocality;
     o.reorder_options.minhash_label_rounds = cfg.label_rounds;
     o.reorder_options.minhash_window_chunk = cfg.window_chunk;
+    o.tuning.long_window_nnz = cfg.long_window_nnz;
     handle = std::make_unique<SpmmHandle<Scalar, Device>>(o);
     Kokkos::Timer timer;
     try {
@@ -300,6 +303,8 @@ Config parse_flags(int& argc, char** argv) {
       return cfg.label_rounds = bench::parse_int(value("--rsh_label_rounds=")), true;
     if (!value("--rsh_window_chunk=").empty())
       return cfg.window_chunk = bench::parse_int(value("--rsh_window_chunk=")), true;
+    if (!value("--rsh_long_window_nnz=").empty())
+      return cfg.long_window_nnz = bench::parse_int(value("--rsh_long_window_nnz=")), true;
     return false;
   });
   return cfg;

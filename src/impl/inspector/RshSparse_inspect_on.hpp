@@ -42,6 +42,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                                                           int64_t num_values, const Options& options, const char* who,
                                                           int value_bytes) {
   using Mem = typename ExecSpace::memory_space;
+  const ProfilingRegion region("rsh::inspect");  // what Kokkos Tools (scripts/kokkos_timeline.cpp) see of it
   InspectionOf<Mem> out;
   Kokkos::Timer timer;
   // Ends a phase: adds its time (phases may run twice), reports it when asked, restarts the clock.

@@ -52,6 +52,15 @@ KOKKOS_INLINE_FUNCTION int64_t row_of(const RowMap& row_map, int64_t num_rows, i
   return lo;
 }
 
+/// A Kokkos Tools region over a scope, closed on every exit (Kokkos::Profiling::ScopedRegion is 4.x only).
+class ProfilingRegion {
+ public:
+  explicit ProfilingRegion(const char* name) { Kokkos::Profiling::pushRegion(name); }
+  ~ProfilingRegion() { Kokkos::Profiling::popRegion(); }
+  ProfilingRegion(const ProfilingRegion&) = delete;
+  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+};
+
 /// Element i of a view, on the host (a fence on the view's space).
 template <class View>
 typename View::non_const_value_type read_back(const View& v, int64_t i) {

@@ -61,13 +61,17 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
   View1<int64_t, Mem> totals("rsh::walk::totals", 2);
   Kokkos::parallel_for(
       "rsh::inspect::walk_spans", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
-        WalkSpan m;
-        for (int s = 0; s < 8; ++s) {
-          int state = s, w = 0, r = 0;
-          for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p)
-            state = walk_step(state, static_cast<RowChoice>(choice(p)), w, r);
-          m.exit[s] = static_cast<uint8_t>(state), m.windows[s] = w, m.residual[s] = r;
+        // The 8 entry states walk side by side: each row's choice is read once, and the 8 walks are
+        // independent chains rather than one 8 times as long.
+        int state[8], w[8], r[8];
+        for (int s = 0; s < 8; ++s) state[s] = s, w[s] = 0, r[s] = 0;
+        for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p) {
+          const RowChoice c = static_cast<RowChoice>(choice(p));
+          for (int s = 0; s < 8; ++s) state[s] = walk_step(state[s], c, w[s], r[s]);
         }
+        WalkSpan m;
+        for (int s = 0; s < 8; ++s)
+          m.exit[s] = static_cast<uint8_t>(state[s]), m.windows[s] = w[s], m.residual[s] = r[s];
         span_map(sp) = m;
       });
   Kokkos::parallel_for(

@@ -121,14 +121,14 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   p.res_cols =
       typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::res_cols"), res_nnz);
   const auto res_cols = p.res_cols;
+  // A thread a residual entry, its row found by a binary search over res_ptr: a thread a row would make the
+  // longest (hub) row the kernel's critical path.
   Kokkos::parallel_for(
-      "rsh::inspect::fill_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
-        const int r = res_rows(j);
-        for (int64_t k = res_row_map(r); k < res_row_map(r + 1); ++k) {
-          const int64_t pos = res_ptr(j) + (k - res_row_map(r));
-          res_cols(pos) = res_entries(k);
-          value_dest(residual.user_position(k)) = static_cast<int>(tile_nnz + pos);
-        }
+      "rsh::inspect::fill_residual", Range64<ExecSpace>(exec, 0, res_nnz), KOKKOS_LAMBDA(const int64_t pos) {
+        const int64_t j = row_of(res_ptr, R, pos);
+        const int64_t k = res_row_map(res_rows(j)) + (pos - res_ptr(j));
+        res_cols(pos) = res_entries(k);
+        value_dest(residual.user_position(k)) = static_cast<int>(tile_nnz + pos);
       });
   return p;
 }
