@@ -155,7 +155,8 @@ struct Tuning {
   /// searches in the window's rows) instead of merged by one thread. On a GPU one thread merging a window of
   /// hub rows would be the whole inspection's critical path; on host spaces the merge, linear in the
   /// window's nonzeros, does less work than a few binary searches an entry. -1: the execution space's
-  /// choice (2048 on GPUs, no window on host spaces); else >= 0.
+  /// choice (on GPUs twice the nonzeros a resident thread, at least 128: a longer window would outlast the
+  /// rest of its merge pass; no window on host spaces); else >= 0.
   int64_t long_window_nnz = -1;
   /// Reorder::kAuto counts the B rows each candidate order fetches past a cache of this many B rows
   /// (rsh::impl::b_row_misses_on), where A has more columns than that: a given order that scatters the rows

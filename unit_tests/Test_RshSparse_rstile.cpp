@@ -255,7 +255,7 @@ bool same_format(const HostPattern& a, const HostPattern& b) {
 // Windows of more than Tuning::long_window_nnz nonzeros rank their columns an
 // entry a thread instead of merging on one thread: hub rows of a power-law
 // graph, and rows of hundreds of unsorted entries with duplicates, beside short
-// windows; with the GPU's threshold (kLongWindowNnz) and the host's default (no
+// windows; with the GPU's smallest threshold (kLongWindowMinNnz) and the host's default (no
 // long window), the same format.
 TEST(RsTileBuilder, LongWindowsOfHubRows) {
   const uint64_t seed = rsh::test::fresh_seed();
@@ -268,11 +268,11 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
     int64_t longest = 0;  // the test needs a long window
     for (int64_t w = 0; 8 * w < A->num_rows; ++w)
       longest = std::max<int64_t>(longest, A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)] - A->row_map[8 * w]);
-    ASSERT_GT(longest, rsh::impl::kLongWindowNnz);
+    ASSERT_GT(longest, rsh::impl::kLongWindowMinNnz);
     for (rsh::Partition part : kAllPartitions) {
       SCOPED_TRACE(rsh::partition_name(part));
       rsh::Options gpu_threshold = options(part, 3, 5);
-      gpu_threshold.tuning.long_window_nnz = rsh::impl::kLongWindowNnz;
+      gpu_threshold.tuning.long_window_nnz = rsh::impl::kLongWindowMinNnz;
       const HostPattern p = check_invariants(*A, gpu_threshold);
       const HostPattern merged = check_invariants(*A, options(part, 3, 5));
       EXPECT_TRUE(same_format(p, merged));

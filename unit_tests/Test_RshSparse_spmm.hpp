@@ -175,7 +175,7 @@ TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
     }
 }
 
-// Hub rows make windows longer than kLongWindowNnz, whose columns are ranked an entry a thread where
+// Hub rows make windows longer than kLongWindowMinNnz, whose columns are ranked an entry a thread where
 // Tuning::long_window_nnz says so (by default on GPUs, not on host spaces).
 TYPED_TEST_P(SpmmTest, LongWindowsOfHubRows) {
   const uint64_t seed = fresh_seed();
@@ -185,7 +185,7 @@ TYPED_TEST_P(SpmmTest, LongWindowsOfHubRows) {
   for (const impl::HostCrs* A : {&rmat, &unsorted})
     for (Partition p : kAllPartitions)
       for (Reorder r : {Reorder::kNone, Reorder::kMinHash})
-        for (int64_t long_window_nnz : {int64_t(-1), impl::kLongWindowNnz}) {
+        for (int64_t long_window_nnz : {int64_t(-1), impl::kLongWindowMinNnz}) {
           Options o = options(p, 3, 8);
           o.reorder = r;
           o.tuning.long_window_nnz = long_window_nnz;

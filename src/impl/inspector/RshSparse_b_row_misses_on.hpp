@@ -14,6 +14,7 @@
 #include "impl/inspector/RshSparse_inspector_common.hpp"
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 #if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #endif
@@ -49,13 +50,14 @@ int64_t b_row_misses_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
   using Mem = typename ExecSpace::memory_space;
   const int64_t n = A.num_rows, nnz = A.nnz;
   if (nnz == 0) return 0;
-  View1<int64_t, Mem> window_of(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::inspect::window_of"), n);
+  const auto window_of = scratch_view<int64_t>(exec, "rsh::inspect::window_of", n);
   Kokkos::parallel_for(
       "rsh::inspect::window_of", Range64<ExecSpace>(exec, 0, n),
       KOKKOS_LAMBDA(const int64_t p) { window_of(order.extent(0) ? order(p) : p) = p / 8; });
   // One key a nonzero: (column, window), so that sorted keys list each column's uses window by window.
-  View1<uint64_t, Mem> uses(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::inspect::column_uses"), nnz);
-  View1<int, Mem> unused("rsh::inspect::column_uses_payload", nnz);  // sort_pairs moves a payload alongside
+  const auto uses = scratch_view<uint64_t>(exec, "rsh::inspect::column_uses", nnz);
+  const auto unused =
+      scratch_zeros<int>(exec, "rsh::inspect::column_uses_payload", nnz);  // sort_pairs moves a payload alongside
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   Kokkos::parallel_for(
@@ -64,7 +66,7 @@ int64_t b_row_misses_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
       });
   sort_pairs(exec, uses, unused);
   // A load: a column's first nonzero in a window (the window loads its B row once). Loads before each window:
-  View1<int64_t, Mem> loads_before("rsh::inspect::loads_before", (n + 7) / 8 + 1);
+  const auto loads_before = scratch_zeros<int64_t>(exec, "rsh::inspect::loads_before", (n + 7) / 8 + 1);
   Kokkos::parallel_for(
       "rsh::inspect::window_loads", Range64<ExecSpace>(exec, 0, nnz), KOKKOS_LAMBDA(const int64_t i) {
         if (i == 0 || uses(i) != uses(i - 1))

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 #include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
 #include "impl/inspector/RshSparse_partition_cost_on.hpp"
 #include "impl/inspector/RshSparse_reorder_on.hpp"
@@ -43,6 +44,8 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                                                           int value_bytes) {
   using Mem = typename ExecSpace::memory_space;
   const ProfilingRegion region("rsh::inspect");  // what Kokkos Tools (scripts/kokkos_timeline.cpp) see of it
+  // The phases' temporaries come from one arena, freed when the inspection ends; `out` holds none of them.
+  const InspectorScratch<ExecSpace> scratch(exec, static_cast<int64_t>(entries.extent(0)));
   InspectionOf<Mem> out;
   Kokkos::Timer timer;
   // Ends a phase: adds its time (phases may run twice), reports it when asked, restarts the clock.
@@ -62,7 +65,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
   out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
   phase("validate + sort", out.times.convert);
-  out.stats = stats_on(exec, A, long_window_nnz<ExecSpace>(options));
+  out.stats = stats_on(exec, A, long_window_nnz(exec, options, A.nnz));
   phase("statistics", out.times.stats);
 
   const RowOrderOf<Mem> ordered = row_order_on(exec, A, options, value_bytes);
@@ -82,7 +85,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                                     ? nonzero_partition_on(exec, A, order, o)
                                     : partition_on(exec, A, order, o);  // DenseBlocks: all rows residual
     phase("partition", out.times.partition);
-    RsTilePattern<Mem> p = rstile_on(exec, A, roles, long_window_nnz<ExecSpace>(options));
+    RsTilePattern<Mem> p = rstile_on(exec, A, roles, long_window_nnz(exec, options, A.nnz));
     phase("RS-Tile build", out.times.build);
     schedule_on(exec, p, o, piece_nnz, value_bytes);
     p.dense_blocks = partition == Partition::kDenseBlocks;

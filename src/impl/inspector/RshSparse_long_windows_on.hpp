@@ -4,7 +4,7 @@
 // linear in the window's nonzeros, and on power-law graphs a few windows of
 // hub rows hold a large share of all nonzeros: their merge would be the
 // whole inspection's critical path. Windows holding more than
-// kLongWindowNnz nonzeros are done here instead, every stored entry on its
+// long_window_nnz nonzeros are done here instead, every stored entry on its
 // own thread: an entry owns its column when no earlier row of the window
 // and no earlier position of its row holds it, and a column's rank among the
 // window's distinct columns is the number of owners of smaller columns,
@@ -13,20 +13,30 @@
 #include <type_traits>
 
 #include "RshSparse_spmm_options.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 
 namespace rsh {
 namespace impl {
 
-/// Windows with more nonzeros than this are long on a GPU (ranked an entry a thread, not merged a window a
-/// thread): Tuning::long_window_nnz's default there.
-constexpr int64_t kLongWindowNnz = 2048;
+/// On a GPU, windows of more nonzeros than this are always long (ranked an entry a thread, not merged a
+/// window a thread): below it a window's merge is short next to the launches around it, and ranking its
+/// entries costs a few binary searches each.
+constexpr int64_t kLongWindowMinNnz = 128;
 
-/// The windows that are long on ExecSpace under `options`: those of more nonzeros than this.
+/// The windows that are long on `exec` under `options`, for a matrix of `nnz` nonzeros: those of more
+/// nonzeros than this. A pass merging every window a thread takes about as long as its longest merge or
+/// as the nonzeros shared out over the device's resident threads (exec.concurrency()), whichever is more;
+/// a window of more than twice the latter would be the pass's critical path, so it is ranked instead
+/// (never one of kLongWindowMinNnz or fewer). Host spaces merge every window: there the merge does less
+/// work than the searches, and no thread waits on another's window.
 template <class ExecSpace>
-int64_t long_window_nnz(const Options& options) {
+int64_t long_window_nnz(const ExecSpace& exec, const Options& options, int64_t nnz) {
   if (options.tuning.long_window_nnz >= 0) return options.tuning.long_window_nnz;
-  return std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value ? INT64_MAX : kLongWindowNnz;
+  if (std::is_same<typename ExecSpace::memory_space, Kokkos::HostSpace>::value) return INT64_MAX;
+  const int64_t threads = static_cast<int64_t>(exec.concurrency());
+  const int64_t spread = 2 * nnz / (threads > 0 ? threads : 1);
+  return spread > kLongWindowMinNnz ? spread : kLongWindowMinNnz;
 }
 
 /// Window w of the natural order: rows 8w .. 8w + 7 (-1 past the end).
@@ -123,15 +133,15 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
   lw.longer_than = longer_than;
   const auto row_map = A.row_map;
   const auto entries = A.entries;
-  View1<int64_t, Mem> slot(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::slot"), num_windows + 1);
+  const auto slot = scratch_view<int64_t>(exec, "rsh::long_windows::slot", num_windows + 1);
   const int64_t L = exclusive_scan(
       exec, "rsh::inspect::long_windows", num_windows, slot, KOKKOS_LAMBDA(const int64_t w) {
         int rows[8];
         windows(w, rows);
         return int64_t(window_nnz(row_map, rows) > longer_than);
       });
-  lw.window = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::window"), L);
-  lw.offset = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::offset"), L + 1);
+  lw.window = scratch_view<int64_t>(exec, "rsh::long_windows::window", L);
+  lw.offset = scratch_view<int64_t>(exec, "rsh::long_windows::offset", L + 1);
   const auto window = lw.window;
   Kokkos::parallel_for(
       "rsh::inspect::list_long_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
@@ -143,10 +153,10 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
         windows(window(l), rows);
         return window_nnz(row_map, rows);
       });
-  lw.owners = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::owners"), E + 1);
-  lw.rank = View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::long_windows::rank"), E);
+  lw.owners = scratch_view<int64_t>(exec, "rsh::long_windows::owners", E + 1);
+  lw.rank = scratch_view<int>(exec, "rsh::long_windows::rank", E);
   if (L == 0) {
-    Kokkos::deep_copy(lw.owners, int64_t(0));
+    Kokkos::deep_copy(exec, lw.owners, int64_t(0));
     return lw;
   }
   const LongWindows<Mem> c = lw;
@@ -208,8 +218,7 @@ WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& e
   using Mem = typename ExecSpace::memory_space;
   WindowRanks<Mem> out;
   out.lw = long_windows_on(exec, A, windows, num_windows, longer_than);
-  out.rank = View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::window_ranks::rank"),
-                             kKeepRanks ? A.nnz : 0);
+  out.rank = scratch_view<int>(exec, "rsh::window_ranks::rank", kKeepRanks ? A.nnz : 0);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   const auto rank = out.rank;

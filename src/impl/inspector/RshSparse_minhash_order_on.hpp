@@ -16,6 +16,7 @@
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 #include "impl/inspector/RshSparse_window_regroup_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -46,7 +47,7 @@ View1<int64_t, typename ExecSpace::memory_space> propagate_labels(
   using Mem = typename ExecSpace::memory_space;
   const auto row_map = A.row_map;
   const auto entries = A.entries;
-  View1<int64_t, Mem> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::next_label"), A.num_rows);
+  auto next = scratch_view<int64_t>(exec, "rsh::minhash::next_label", A.num_rows);  // swapped with label
   for (int round = 0; round < rounds; ++round) {
     const View1<int64_t, Mem> from = label, to = next;
     Kokkos::parallel_for(
@@ -97,11 +98,11 @@ View1<int, typename ExecSpace::memory_space> minhash_order_on(const ExecSpace& e
   const int64_t n = A.num_rows;
   constexpr uint64_t kNone = uint64_t(1) << 63;
   // Signatures are (31-bit hash of a column) << 32 | column: the column that attains the minimum.
-  View1<uint64_t, Mem> one_hop(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::one_hop"), n);
-  View1<uint64_t, Mem> column_min("rsh::minhash::column_min", A.num_cols);
-  View1<int64_t, Mem> cluster_first("rsh::minhash::cluster_first", A.num_cols);
-  View1<uint64_t, Mem> key(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::key"), n);
-  View1<int, Mem> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::order"), n);
+  const auto one_hop = scratch_view<uint64_t>(exec, "rsh::minhash::one_hop", n);
+  const auto column_min = scratch_zeros<uint64_t>(exec, "rsh::minhash::column_min", A.num_cols);
+  const auto cluster_first = scratch_zeros<int64_t>(exec, "rsh::minhash::cluster_first", A.num_cols);
+  const auto key = scratch_view<uint64_t>(exec, "rsh::minhash::key", n);
+  const auto order = uninitialized_view<int>(exec, "rsh::minhash::order", n);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   Kokkos::deep_copy(exec, column_min, kNone);
@@ -124,7 +125,7 @@ View1<int, typename ExecSpace::memory_space> minhash_order_on(const ExecSpace& e
         if (h != kNone) Kokkos::atomic_fetch_min(&cluster_first(static_cast<uint32_t>(h)), r);
       });
   // The cluster of each row: its anchor's first row (a row id; a row of no column its own), refined where asked.
-  View1<int64_t, Mem> cluster(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::cluster"), n);
+  auto cluster = scratch_view<int64_t>(exec, "rsh::minhash::cluster", n);  // refined by propagate_labels
   Kokkos::parallel_for(
       "rsh::inspect::minhash_clusters", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
         cluster(r) = key(r) == kNone ? r : cluster_first(static_cast<uint32_t>(key(r)));

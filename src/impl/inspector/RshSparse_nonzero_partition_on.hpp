@@ -14,6 +14,7 @@
 
 #include "impl/inspector/RshSparse_partition_on.hpp"
 #include "impl/inspector/RshSparse_window_entries_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -43,13 +44,12 @@ View1<int, typename ExecSpace::memory_space> consecutive_windows_on(
   auto row_at = KOKKOS_LAMBDA(const int64_t p) {
     return ordered ? order(p) : static_cast<int>(p);
   };
-  View1<int64_t, Mem> rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::nonzero_partition::rank"), n + 1);
+  const auto rank = scratch_view<int64_t>(exec, "rsh::nonzero_partition::rank", n + 1);
   const int64_t rows = exclusive_scan(
       exec, "rsh::inspect::nonempty_rows", n, rank,
       KOKKOS_LAMBDA(const int64_t p) { return int64_t(row_map(row_at(p) + 1) > row_map(row_at(p))); });
   if (8 * ((rows + 7) / 8) > INT_MAX) throw std::invalid_argument("rsh::inspect: 8 x windows overflows 32-bit offsets");
-  View1<int, Mem> window_rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::nonzero_partition::windows"),
-                              8 * ((rows + 7) / 8));
+  const auto window_rows = uninitialized_view<int>(exec, "rsh::nonzero_partition::windows", 8 * ((rows + 7) / 8));
   Kokkos::deep_copy(exec, window_rows, -1);
   Kokkos::parallel_for(
       "rsh::inspect::consecutive_windows", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t p) {
@@ -79,8 +79,7 @@ RowRoles<typename ExecSpace::memory_space> nonzero_partition_on(
   const bool balanced = options.partition == Partition::kBalancedBlocks;
   const int min_holders = libra_min_holders(options.tuning.libra_eta);
   constexpr int64_t kGroupNnz = 8 * kBalancedGroupTiles;
-  View1<uint8_t, Mem> on_tiles(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::nonzero_partition::on_tiles"),
-                               A.nnz);
+  const auto on_tiles = scratch_view<uint8_t>(exec, "rsh::nonzero_partition::on_tiles", A.nnz);
   Kokkos::parallel_for(
       "rsh::inspect::assign_nonzeros", Range64<ExecSpace>(exec, 0, A.nnz), KOKKOS_LAMBDA(const int64_t k) {
         const EntryAt at = entry_at(row_map, slot, n, k);
@@ -114,14 +113,14 @@ RowRoles<typename ExecSpace::memory_space> nonzero_partition_on(
     return r >= 0 && tiled_map(r + 1) > tiled_map(r);
   };
   const int64_t W = static_cast<int64_t>(candidates.extent(0)) / 8;
-  View1<int64_t, Mem> kept_at("rsh::nonzero_partition::kept_at", W + 1);
+  const auto kept_at = scratch_zeros<int64_t>(exec, "rsh::nonzero_partition::kept_at", W + 1);
   const int64_t kept = exclusive_scan(
       exec, "rsh::inspect::kept_windows", W, kept_at, KOKKOS_LAMBDA(const int64_t w) {
         bool any = false;
         for (int i = 0; i < 8; ++i) any = any || tiled_row(candidates(8 * w + i));
         return int64_t(any);
       });
-  out.window_rows = View1<int, Mem>("rsh::window_rows", 8 * kept);
+  out.window_rows = zeroed_view<int>(exec, "rsh::window_rows", 8 * kept);
   const auto window_rows = out.window_rows;
   Kokkos::parallel_for(
       "rsh::inspect::keep_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
@@ -135,14 +134,14 @@ RowRoles<typename ExecSpace::memory_space> nonzero_partition_on(
   // Residual rows: those with entries left over, in window order (the visiting order of the rows).
   const auto rest_map = parts.rest.row_map;
   const int64_t C = static_cast<int64_t>(candidates.extent(0));
-  View1<int64_t, Mem> res_at("rsh::nonzero_partition::res_at", C + 1);
+  const auto res_at = scratch_zeros<int64_t>(exec, "rsh::nonzero_partition::res_at", C + 1);
   auto rest_row = KOKKOS_LAMBDA(const int64_t s) {
     const int r = candidates(s);
     return r >= 0 && rest_map(r + 1) > rest_map(r);
   };
   const int64_t R = exclusive_scan(
       exec, "rsh::inspect::residual_rows", C, res_at, KOKKOS_LAMBDA(const int64_t s) { return int64_t(rest_row(s)); });
-  out.res_rows = View1<int, Mem>("rsh::res_rows", R);
+  out.res_rows = zeroed_view<int>(exec, "rsh::res_rows", R);
   const auto res_rows = out.res_rows;
   Kokkos::parallel_for(
       "rsh::inspect::list_residual_rows", Range64<ExecSpace>(exec, 0, C), KOKKOS_LAMBDA(const int64_t s) {

@@ -9,6 +9,7 @@
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_partition_on.hpp"
 #include "impl/inspector/RshSparse_schedule_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -104,9 +105,9 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
   if (roles.split || roles.one_entry_per_column)
     throw std::logic_error("rsh::inspect: a RowStructured partition keeps rows whole, a tile column per column");
   const int W = roles.num_windows();
-  View1<int, Mem> window_tile_offset("rsh::inspect::counted_tile_offset", W + 1);
+  const auto window_tile_offset = scratch_zeros<int>(exec, "rsh::inspect::counted_tile_offset", W + 1);
   window_ranks_on<false>(
-      exec, A, ListedWindows<Mem>{roles.window_rows}, W, long_window_nnz<ExecSpace>(options),
+      exec, A, ListedWindows<Mem>{roles.window_rows}, W, long_window_nnz(exec, options, A.nnz),
       KOKKOS_LAMBDA(const int64_t w, const int distinct) { window_tile_offset(w) = (distinct + 7) / 8; });
   exclusive_scan(
       exec, "rsh::inspect::counted_tile_offsets", W, window_tile_offset,

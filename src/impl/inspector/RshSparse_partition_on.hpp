@@ -7,6 +7,7 @@
 // (walk_rows).
 #include "RshSparse_spmm_options.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -54,11 +55,12 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
   using Mem = typename ExecSpace::memory_space;
   constexpr int64_t kSpan = 256;
   const int64_t spans = (n + kSpan - 1) / kSpan, groups = (spans + kSpan - 1) / kSpan;
-  View1<WalkSpan, Mem> span_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::walk::spans"), spans);
-  View1<WalkSpan, Mem> group_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::walk::groups"), groups);
+  const auto span_map = scratch_view<WalkSpan>(exec, "rsh::walk::spans", spans);
+  const auto group_map = scratch_view<WalkSpan>(exec, "rsh::walk::groups", groups);
   // Entry state, windows and residual rows before, of every span (and of every group).
-  View1<int64_t, Mem> span_entry("rsh::walk::span_entry", 3 * spans), group_entry("rsh::walk::group_entry", 3 * groups);
-  View1<int64_t, Mem> totals("rsh::walk::totals", 2);
+  const auto span_entry = scratch_zeros<int64_t>(exec, "rsh::walk::span_entry", 3 * spans);
+  const auto group_entry = scratch_zeros<int64_t>(exec, "rsh::walk::group_entry", 3 * groups);
+  const auto totals = scratch_zeros<int64_t>(exec, "rsh::walk::totals", 2);
   Kokkos::parallel_for(
       "rsh::inspect::walk_spans", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
         // The 8 entry states walk side by side: each row's choice is read once, and the 8 walks are
@@ -148,7 +150,7 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
 
   // Each row's choice. Alg. 1, line 16: a short row whose columns the next 7 rows mostly lack (|U_full| -
   // |U_excl| >= tau_inc new columns) gains nothing in a window.
-  View1<uint8_t, Mem> choice(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::partition::choice"), n);
+  const auto choice = scratch_view<uint8_t>(exec, "rsh::partition::choice", n);
   Kokkos::parallel_for(
       "rsh::inspect::row_choice", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t p) {
         const int r = row_at(p);
@@ -179,13 +181,13 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
         choice(p) = static_cast<uint8_t>(c);
       });
 
-  View1<int64_t, Mem> place(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::partition::place"), n);
+  const auto place = scratch_view<int64_t>(exec, "rsh::partition::place", n);
   const Kokkos::pair<int64_t, int64_t> t = walk_rows(exec, n, choice, place);
   if (8 * t.first > INT_MAX) throw std::invalid_argument("rsh::inspect: 8 x windows overflows 32-bit offsets");
 
   RowRoles<Mem> out;
-  out.window_rows = View1<int, Mem>("rsh::window_rows", 8 * t.first);
-  out.res_rows = View1<int, Mem>("rsh::res_rows", t.second);
+  out.window_rows = zeroed_view<int>(exec, "rsh::window_rows", 8 * t.first);
+  out.res_rows = zeroed_view<int>(exec, "rsh::res_rows", t.second);
   const auto window_rows = out.window_rows;
   const auto res_rows = out.res_rows;
   Kokkos::parallel_for(

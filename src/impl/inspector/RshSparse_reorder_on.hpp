@@ -13,6 +13,7 @@
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
 #include "impl/inspector/RshSparse_partition_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -26,7 +27,7 @@ OrderCost order_cost_on(const ExecSpace& exec, const SortedCrs<typename ExecSpac
   OrderCost c;
   c.windows = roles.num_windows();
   c.tiles =
-      window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows, long_window_nnz<ExecSpace>(options))
+      window_tiles_on(exec, A, ListedWindows<Mem>{roles.window_rows}, c.windows, long_window_nnz(exec, options, A.nnz))
           .first;
   c.residual_rows = static_cast<int64_t>(roles.res_rows.extent(0));
   c.residual_nnz = residual_nnz_on(exec, A, roles);
@@ -119,7 +120,7 @@ RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
   host.values.assign(host.entries.size(), 1.0);
   const std::vector<int> host_order = row_order(host, options);
   out.policy = host_order.empty() ? Reorder::kNone : options.reorder;  // Locality may keep the given order
-  View1<int, Mem> order(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::order"), host_order.size());
+  const auto order = uninitialized_view<int>(exec, "rsh::order", host_order.size());
   Kokkos::deep_copy(order, HostArray<const int>(host_order.data(), host_order.size()));
   out.order = order;
   return out;

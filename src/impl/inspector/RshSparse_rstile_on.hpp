@@ -12,6 +12,7 @@
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_partition_on.hpp"
 #include "impl/inspector/RshSparse_window_entries_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -48,7 +49,7 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const ListedWindows<Mem> windows{window_rows};
   const bool ranked = roles.one_entry_per_column;
   const View1<int64_t, Mem> slot = ranked ? window_slots_on(exec, tiled.num_rows, window_rows) : View1<int64_t, Mem>{};
-  p.window_tile_offset = typename Pattern::template View1<int>("rsh::window_tile_offset", W + 1);
+  p.window_tile_offset = zeroed_view<int>(exec, "rsh::window_tile_offset", W + 1);
   const auto window_tile_offset = p.window_tile_offset;
   WindowRanks<Mem> ranks;
   if (ranked)
@@ -71,13 +72,11 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   // in the pass that writes offsets(i), and reads no other slot.)
 
   // Columns and bitmaps of each window's tiles, the tiles' value offsets, then every value's slot.
-  p.tile_cols = typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::tile_cols"),
-                                                      8 * int64_t(T));
+  p.tile_cols = uninitialized_view<int>(exec, "rsh::tile_cols", 8 * int64_t(T));
   Kokkos::deep_copy(exec, p.tile_cols, -1);
-  p.tile_bitmap = typename Pattern::template View1<uint64_t>("rsh::tile_bitmap", T);
-  p.tile_val_offset = typename Pattern::template View1<int>("rsh::tile_val_offset", T + 1);
-  p.value_dest =
-      typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::value_dest"), A.nnz);
+  p.tile_bitmap = zeroed_view<uint64_t>(exec, "rsh::tile_bitmap", T);
+  p.tile_val_offset = zeroed_view<int>(exec, "rsh::tile_val_offset", T + 1);
+  p.value_dest = uninitialized_view<int>(exec, "rsh::value_dest", A.nnz);
   const auto tile_cols = p.tile_cols;
   const auto tile_bitmap = p.tile_bitmap;
   const auto tile_val_offset = p.tile_val_offset;
@@ -111,15 +110,14 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto res_rows = roles.res_rows;
   const auto res_row_map = residual.row_map;
   const auto res_entries = residual.entries;
-  p.res_ptr = typename Pattern::template View1<int>("rsh::res_ptr", R + 1);
+  p.res_ptr = zeroed_view<int>(exec, "rsh::res_ptr", R + 1);
   const auto res_ptr = p.res_ptr;
   const int res_nnz =
       checked(exclusive_scan(
                   exec, "rsh::inspect::residual_offsets", R, res_ptr,
                   KOKKOS_LAMBDA(const int64_t j) { return res_row_map(res_rows(j) + 1) - res_row_map(res_rows(j)); }),
               "residual nonzeros");
-  p.res_cols =
-      typename Pattern::template View1<int>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::res_cols"), res_nnz);
+  p.res_cols = uninitialized_view<int>(exec, "rsh::res_cols", res_nnz);
   const auto res_cols = p.res_cols;
   // A thread a residual entry, its row found by a binary search over res_ptr: a thread a row would make the
   // longest (hub) row the kernel's critical path.

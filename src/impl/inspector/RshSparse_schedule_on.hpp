@@ -16,6 +16,7 @@
 
 #include "impl/RshSparse_rstile_impl.hpp"
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -52,7 +53,8 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
   auto pieces_of = KOKKOS_LAMBDA(const int64_t w) {
     return window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w));
   };
-  View1<int64_t, Mem> whole_at("rsh::schedule::whole_at", W + 1), piece_at("rsh::schedule::piece_at", W + 1);
+  const auto whole_at = scratch_zeros<int64_t>(exec, "rsh::schedule::whole_at", W + 1);
+  const auto piece_at = scratch_zeros<int64_t>(exec, "rsh::schedule::piece_at", W + 1);
   const int64_t whole = exclusive_scan(
       exec, "rsh::inspect::whole_windows", W, whole_at,
       KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w) == 0); });
@@ -61,9 +63,9 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
       KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w)); });
   TcItems<Mem> out;
   out.whole = whole;
-  out.window = View1<int, Mem>("rsh::tc_item_window", whole + pieces);
-  out.begin = View1<int, Mem>("rsh::tc_item_tile_begin", whole + pieces);
-  out.end = View1<int, Mem>("rsh::tc_item_tile_end", whole + pieces);
+  out.window = zeroed_view<int>(exec, "rsh::tc_item_window", whole + pieces);
+  out.begin = zeroed_view<int>(exec, "rsh::tc_item_tile_begin", whole + pieces);
+  out.end = zeroed_view<int>(exec, "rsh::tc_item_tile_end", whole + pieces);
   const auto item_window = out.window, item_begin = out.begin, item_end = out.end;
   Kokkos::parallel_for(
       "rsh::inspect::tc_items", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
@@ -204,14 +206,14 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   const int64_t n = p.num_rows;
   const auto window_rows = p.window_rows;
   const auto res_rows = p.res_rows;
-  View1<uint8_t, Mem> split_row("rsh::schedule::split_row", p.rows_split ? R : 0);
-  View1<uint8_t, Mem> split_window("rsh::schedule::split_window", p.rows_split ? W : 0);
+  const auto split_row = scratch_zeros<uint8_t>(exec, "rsh::schedule::split_row", p.rows_split ? R : 0);
+  const auto split_window = scratch_zeros<uint8_t>(exec, "rsh::schedule::split_window", p.rows_split ? W : 0);
   if (p.rows_split) {
-    View1<uint8_t, Mem> in_residual("rsh::schedule::in_residual", n);
+    const auto in_residual = scratch_zeros<uint8_t>(exec, "rsh::schedule::in_residual", n);
     Kokkos::parallel_for(
         "rsh::inspect::residual_row_flags", Range64<ExecSpace>(exec, 0, R),
         KOKKOS_LAMBDA(const int64_t j) { in_residual(res_rows(j)) = 1; });
-    View1<uint8_t, Mem> in_window("rsh::schedule::in_window", n);
+    const auto in_window = scratch_zeros<uint8_t>(exec, "rsh::schedule::in_window", n);
     Kokkos::parallel_for(
         "rsh::inspect::split_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
           for (int i = 0; i < 8; ++i) {
@@ -238,8 +240,8 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
 
   // Residual items (see the file comment).
   const auto res_ptr = p.res_ptr;
-  View1<int64_t, Mem> rank(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::schedule::rank"), R);
-  View1<int64_t, Mem> totals("rsh::schedule::totals", kResidualKinds);
+  const auto rank = scratch_view<int64_t>(exec, "rsh::schedule::rank", R);
+  const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
   const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
@@ -283,7 +285,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
 
   // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
   // beta first.
-  View1<uint8_t, Mem> stored("rsh::schedule::stored", n);
+  const auto stored = scratch_zeros<uint8_t>(exec, "rsh::schedule::stored", n);
   Kokkos::parallel_for(
       "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
         if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
@@ -296,7 +298,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
         if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
           stored(res_rows(j)) = 1;
       });
-  View1<int64_t, Mem> scale_at("rsh::schedule::scale_at", n + 1);
+  const auto scale_at = scratch_zeros<int64_t>(exec, "rsh::schedule::scale_at", n + 1);
   const int64_t scaled = exclusive_scan(
       exec, "rsh::inspect::scale_rows", n, scale_at,
       KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });

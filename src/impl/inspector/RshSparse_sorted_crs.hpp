@@ -7,6 +7,7 @@
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -67,7 +68,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
     throw std::invalid_argument(w + ": " + std::to_string(num_rows) + " x " + std::to_string(num_cols) +
                                 " exceeds the 32-bit row and column ids of the format");
   const int64_t n = num_rows;
-  const View1<int64_t, Mem> row_map(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::row_map"), n + 1);
+  const auto row_map = uninitialized_view<int64_t>(exec, "rsh::sorted::row_map", n + 1);
   A.row_map = row_map;
   Kokkos::parallel_for(
       "rsh::inspect::copy_row_map", Range64<ExecSpace>(exec, 0, n + 1),
@@ -87,7 +88,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
                                 std::to_string(num_values));
 
   // Columns in range, and the rows whose columns ever decrease.
-  const View1<int, Mem> entries(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::entries"), A.nnz);
+  const auto entries = uninitialized_view<int>(exec, "rsh::sorted::entries", A.nnz);
   A.entries = entries;
   const Tally cols = tally(
       exec, "rsh::inspect::check_entries", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
@@ -107,7 +108,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   }
   // Rows whose columns ever decrease, found an entry a thread (a row a thread would walk a hub row of a
   // power-law graph alone): a decrease at k inside a row (not at its first entry) marks the row.
-  const View1<char, Mem> unsorted("rsh::sorted::unsorted", n);
+  const auto unsorted = scratch_zeros<char>(exec, "rsh::sorted::unsorted", n);
   const Tally order = tally(
       exec, "rsh::inspect::find_unsorted", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
         if (k == 0 || entries(k) >= entries(k - 1)) return;
@@ -123,7 +124,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   // Unsorted rows: (column, user position) sorted by column. Short rows on one thread each; long ones (hub
   // rows, whose heap sort on one thread would be the phase's critical path) in one global sort of
   // (row, column) keys, which leaves each row's entries in its own range.
-  const View1<int64_t, Mem> source(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::source"), A.nnz);
+  const auto source = scratch_view<int64_t>(exec, "rsh::sorted::source", A.nnz);
   A.source = source;
   Kokkos::parallel_for(
       "rsh::inspect::identity", Range64<ExecSpace>(exec, 0, A.nnz), KOKKOS_LAMBDA(const int64_t k) { source(k) = k; });
@@ -134,15 +135,15 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
       "rsh::inspect::sort_rows", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
         if (!long_row(r) && unsorted_row(r)) sort_by_key(entries, source, row_map(r), row_map(r + 1) - row_map(r));
       });
-  const View1<int64_t, Mem> at(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::long_at"), n + 1);
+  const auto at = scratch_view<int64_t>(exec, "rsh::sorted::long_at", n + 1);
   const int64_t E = exclusive_scan(
       exec, "rsh::inspect::long_unsorted", n, at, KOKKOS_LAMBDA(const int64_t r) {
         return long_row(r) && unsorted_row(r) ? row_map(r + 1) - row_map(r) : int64_t(0);
       });
   if (E == 0) return A;
   if (E > INT_MAX) throw std::invalid_argument(w + ": " + std::to_string(E) + " entries in long unsorted rows");
-  const View1<uint64_t, Mem> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::keys"), E);
-  const View1<int, Mem> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::sorted::from"), E);
+  const auto keys = scratch_view<uint64_t>(exec, "rsh::sorted::keys", E);
+  const auto from = scratch_view<int>(exec, "rsh::sorted::from", E);
   Kokkos::parallel_for(
       "rsh::inspect::long_row_keys", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {
         if (at(r + 1) == at(r)) return;

@@ -2,6 +2,7 @@
 // Matrix statistics (MatrixStats) computed on the inspector's execution space.
 #include "impl/RshSparse_stats_impl.hpp"
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -16,7 +17,7 @@ MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::
   s.num_rows = A.num_rows, s.num_cols = A.num_cols, s.nnz = A.nnz;
   const auto row_map = A.row_map;
   const auto entries = A.entries;
-  View1<int64_t, Mem> histogram("rsh::stats::histogram", kBuckets);
+  const auto histogram = scratch_zeros<int64_t>(exec, "rsh::stats::histogram", kBuckets);
   const Tally rows = tally(
       exec, "rsh::inspect::row_lengths", A.num_rows, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
         const int64_t len = row_map(r + 1) - row_map(r);

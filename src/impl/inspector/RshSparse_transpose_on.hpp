@@ -8,6 +8,7 @@
 #include "RshSparse_CrsBundle.hpp"
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -50,8 +51,8 @@ TransposeOf<typename ExecSpace::memory_space> transpose_on(const ExecSpace& exec
   T.num_rows = num_cols, T.num_cols = num_rows;
   const int64_t nnz = A.nnz;
   // Key (column, row) per entry; the sort leaves A^T's rows in order, each row's columns increasing.
-  const View1<uint64_t, Mem> keys(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::transpose::keys"), nnz);
-  const View1<int, Mem> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::transpose::from"), nnz);
+  const auto keys = scratch_view<uint64_t>(exec, "rsh::transpose::keys", nnz);
+  const auto from = scratch_view<int>(exec, "rsh::transpose::from", nnz);
   Kokkos::parallel_for(
       "rsh::transpose::keys", Range64<ExecSpace>(exec, 0, nnz), KOKKOS_LAMBDA(const int64_t k) {
         const int64_t r = row_of_position(A.row_map, num_rows, k);
@@ -61,8 +62,7 @@ TransposeOf<typename ExecSpace::memory_space> transpose_on(const ExecSpace& exec
   sort_pairs(exec, keys, from);
   // Row c of A^T starts at the first sorted key of column >= c: each key writes the starts of the columns
   // from the one after its predecessor's up to its own (empty rows of A^T included), no atomics.
-  T.row_map =
-      View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::transpose::row_map"), num_cols + 1);
+  T.row_map = uninitialized_view<int64_t>(exec, "rsh::transpose::row_map", num_cols + 1);
   const auto t_row_map = T.row_map;
   Kokkos::parallel_for(
       "rsh::transpose::row_map", Range64<ExecSpace>(exec, 0, nnz + 1), KOKKOS_LAMBDA(const int64_t p) {
@@ -70,8 +70,8 @@ TransposeOf<typename ExecSpace::memory_space> transpose_on(const ExecSpace& exec
         const int64_t col = p < nnz ? static_cast<int64_t>(keys(p) >> 32) : num_cols;
         for (int64_t c = last + 1; c <= col; ++c) t_row_map(c) = p;
       });
-  T.entries = View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::transpose::entries"), nnz);
-  T.source = View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::transpose::source"), nnz);
+  T.entries = uninitialized_view<int>(exec, "rsh::transpose::entries", nnz);
+  T.source = uninitialized_view<int64_t>(exec, "rsh::transpose::source", nnz);
   const auto t_entries = T.entries;
   const auto t_source = T.source;
   Kokkos::parallel_for(

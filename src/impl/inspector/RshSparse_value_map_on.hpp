@@ -3,6 +3,7 @@
 // gathering (a counting sort of value_dest on the execution space), and the
 // gather itself: what analyze() and update_values() run instead of a host copy.
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -20,8 +21,9 @@ ValueGather<typename ExecSpace::memory_space> value_gather_on(const ExecSpace& e
                                                               int64_t slots) {
   using Mem = typename ExecSpace::memory_space;
   const int64_t nnz = static_cast<int64_t>(value_dest.extent(0));
-  View1<int, Mem> count("rsh::gather::count", slots), first("rsh::gather_first", slots + 1);
-  View1<int, Mem> from(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::gather_from"), nnz);
+  const auto count = scratch_zeros<int>(exec, "rsh::gather::count", slots);
+  const auto first = zeroed_view<int>(exec, "rsh::gather_first", slots + 1);
+  const auto from = uninitialized_view<int>(exec, "rsh::gather_from", nnz);
   Kokkos::parallel_for(
       "rsh::gather::count", Range64<ExecSpace>(exec, 0, nnz),
       KOKKOS_LAMBDA(const int64_t k) { Kokkos::atomic_add(&count(value_dest(k)), 1); });

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -18,7 +19,7 @@ template <class ExecSpace>
 View1<int64_t, typename ExecSpace::memory_space> window_slots_on(
     const ExecSpace& exec, int64_t num_rows, const View1<int, typename ExecSpace::memory_space>& window_rows) {
   using Mem = typename ExecSpace::memory_space;
-  View1<int64_t, Mem> slot(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::window_entries::slot"), num_rows);
+  const auto slot = scratch_view<int64_t>(exec, "rsh::window_entries::slot", num_rows);
   Kokkos::deep_copy(exec, slot, int64_t(-1));
   Kokkos::parallel_for(
       "rsh::inspect::window_slots", Range64<ExecSpace>(exec, 0, static_cast<int64_t>(window_rows.extent(0))),
@@ -102,19 +103,12 @@ SplitCrs<typename ExecSpace::memory_space> split_crs_on(const ExecSpace& exec,
                                                         const Keep& keep) {
   using Mem = typename ExecSpace::memory_space;
   const int64_t n = A.num_rows, nnz = A.nnz;
-  View1<int64_t, Mem> before(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::split::before"), nnz + 1);
+  const auto before = scratch_view<int64_t>(exec, "rsh::split::before", nnz + 1);
   const int64_t kept_nnz = exclusive_scan(
       exec, "rsh::inspect::split_scan", nnz, before, KOKKOS_LAMBDA(const int64_t k) { return int64_t(keep(k) != 0); });
-  // (Labels as std::string: Kokkos 3.4's view_alloc takes a const char* for a pointer to wrap.)
-  auto offsets = [&](const std::string& label) {
-    return View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n + 1);
-  };
-  auto columns = [&](const std::string& label, int64_t count) {
-    return View1<int, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
-  };
-  auto sources = [&](const std::string& label, int64_t count) {
-    return View1<int64_t, Mem>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), count);
-  };
+  auto offsets = [&](const char* label) { return uninitialized_view<int64_t>(exec, label, n + 1); };
+  auto columns = [&](const char* label, int64_t count) { return uninitialized_view<int>(exec, label, count); };
+  auto sources = [&](const char* label, int64_t count) { return uninitialized_view<int64_t>(exec, label, count); };
   const auto kept_map = offsets("rsh::split::kept_row_map"), rest_map = offsets("rsh::split::rest_row_map");
   const auto kept_entries = columns("rsh::split::kept_entries", kept_nnz);
   const auto rest_entries = columns("rsh::split::rest_entries", nnz - kept_nnz);

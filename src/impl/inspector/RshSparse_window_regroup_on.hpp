@@ -13,6 +13,7 @@
 #include <string>
 
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
 namespace impl {
@@ -81,7 +82,7 @@ View1<int, typename ExecSpace::memory_space> regroup_windows_on(
                                 " is neither 0 nor a multiple of 8 in [16, " + std::to_string(kMaxWindowChunk) + "]");
   using Mem = typename ExecSpace::memory_space;
   const int64_t n = static_cast<int64_t>(order.extent(0));
-  View1<int, Mem> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "rsh::minhash::regrouped"), n);
+  const auto out = uninitialized_view<int>(exec, "rsh::minhash::regrouped", n);
   const SortedCrs<Mem> crs = A;
   Kokkos::parallel_for(
       "rsh::inspect::minhash_regroup", Range64<ExecSpace>(exec, 0, (n + chunk - 1) / chunk),

@@ -1,0 +1,136 @@
+#pragma once
+// How the inspector allocates its views. On a GPU a small inspection is
+// bounded by fixed costs, not by work: each view Kokkos allocates without an
+// execution space fences twice (after copying its header, after zeroing it),
+// each cudaMalloc and cudaFree takes tens of microseconds, and cudaFree waits
+// for the device. So:
+// - every view is allocated in the inspector's stream order (view_alloc with
+//   `exec`: no fence) and zeroed, where it must be, by an asynchronous
+//   deep_copy on `exec`;
+// - the temporaries of one inspection (scratch_view) are carved from a few
+//   large blocks of a ScratchArena that an InspectorScratch scope holds and
+//   frees at its end, instead of one allocation and one free each. The arena
+//   serves requests up to a byte cap and then falls back to ordinary views, so
+//   a large matrix's scratch never grows past what the cap allows. Host spaces
+//   use it too: one code path, which the host tests (and their sanitizers) run.
+// A scratch view is unmanaged: it must not outlive the scope (the formats and
+// plans an inspection returns hold only ordinary views).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "impl/inspector/RshSparse_inspector_common.hpp"
+
+namespace rsh {
+namespace impl {
+
+/// A view of n elements of T on exec's memory space, not initialized, allocated in exec's stream order.
+template <class T, class ExecSpace>
+View1<T, typename ExecSpace::memory_space> uninitialized_view(const ExecSpace& exec, const char* label, int64_t n) {
+  // (The label as a std::string: Kokkos 3.4's view_alloc takes a const char* for a pointer to wrap.)
+  return View1<T, typename ExecSpace::memory_space>(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
+}
+
+/// The same, zeroed on exec (asynchronously).
+template <class T, class ExecSpace>
+View1<T, typename ExecSpace::memory_space> zeroed_view(const ExecSpace& exec, const char* label, int64_t n) {
+  const auto v = uninitialized_view<T>(exec, label, n);
+  Kokkos::deep_copy(exec, v, T());
+  return v;
+}
+
+/// Blocks of memory handed out in pieces 256 bytes apart (as aligned as the block), all freed with the
+/// arena.
+template <class MemorySpace>
+class ScratchArena {
+ public:
+  static constexpr size_t kAlign = 256;
+
+  /// `first_block` bytes are allocated at the first request; requests stop being served once the blocks
+  /// would pass `cap` bytes.
+  ScratchArena(size_t first_block, size_t cap) : next_block_(first_block), cap_(cap) {}
+
+  /// `bytes` of scratch, or nullptr where the cap leaves no room (the caller allocates on its own).
+  template <class ExecSpace>
+  void* take(const ExecSpace& exec, size_t bytes) {
+    bytes = (bytes + kAlign - 1) / kAlign * kAlign;
+    if (blocks_.empty() || used_ + bytes > blocks_.back().extent(0)) {
+      const size_t size = bytes > next_block_ ? bytes : next_block_;
+      if (reserved_ + size > cap_) return nullptr;
+      blocks_.push_back(uninitialized_view<char>(exec, "rsh::inspect::scratch", static_cast<int64_t>(size)));
+      reserved_ += size, used_ = 0, next_block_ = 2 * size;
+    }
+    void* p = blocks_.back().data() + used_;
+    used_ += bytes;
+    return p;
+  }
+
+ private:
+  std::vector<View1<char, MemorySpace>> blocks_;
+  size_t used_ = 0, reserved_ = 0, next_block_, cap_;
+};
+
+/// The arena of the inspection running on this thread for MemorySpace, or nullptr.
+template <class MemorySpace>
+ScratchArena<MemorySpace>*& current_scratch_arena() {
+  static thread_local ScratchArena<MemorySpace>* arena = nullptr;
+  return arena;
+}
+
+/// Holds the scratch arena of one inspection on ExecSpace for its lifetime; scopes nest, the inner one
+/// serving until it ends.
+template <class ExecSpace>
+class InspectorScratch {
+  using Mem = typename ExecSpace::memory_space;
+
+ public:
+  /// An inspection of `nnz` nonzeros: the first block holds 16 bytes a nonzero (most small inspections fit
+  /// in it) between 1 and 64 MiB, the arena four times that. Past it a large matrix's temporaries are
+  /// ordinary views: their allocations are small beside its work, and its scratch stays bounded.
+  InspectorScratch(const ExecSpace& exec, int64_t nnz)
+      : exec_(exec), outer_(current_scratch_arena<Mem>()), arena_(first_block(nnz), 4 * first_block(nnz)) {
+    current_scratch_arena<Mem>() = &arena_;
+  }
+  ~InspectorScratch() {
+    current_scratch_arena<Mem>() = outer_;
+    exec_.fence();  // the blocks' last readers are done before the arena frees them
+  }
+  InspectorScratch(const InspectorScratch&) = delete;
+  InspectorScratch& operator=(const InspectorScratch&) = delete;
+
+ private:
+  static size_t first_block(int64_t nnz) {
+    constexpr size_t kMin = size_t(1) << 20, kMax = size_t(64) << 20;
+    const size_t want = 16 * static_cast<size_t>(nnz < 0 ? 0 : nnz);
+    return want < kMin ? kMin : want > kMax ? kMax : want;
+  }
+  ExecSpace exec_;
+  ScratchArena<Mem>* outer_;
+  ScratchArena<Mem> arena_;
+};
+
+/// A temporary of n elements of T, not initialized: from the current inspection's arena where there is
+/// one with room, else an ordinary view. It must not outlive the inspection.
+template <class T, class ExecSpace>
+View1<T, typename ExecSpace::memory_space> scratch_view(const ExecSpace& exec, const char* label, int64_t n) {
+  static_assert(std::is_trivially_destructible<T>::value, "scratch holds plain data");
+  using Mem = typename ExecSpace::memory_space;
+  if (n == 0) return View1<T, Mem>(static_cast<T*>(nullptr), 0);
+  if (ScratchArena<Mem>* arena = current_scratch_arena<Mem>())
+    if (void* p = arena->take(exec, static_cast<size_t>(n) * sizeof(T))) return View1<T, Mem>(static_cast<T*>(p), n);
+  return uninitialized_view<T>(exec, label, n);
+}
+
+/// The same, zeroed on exec (asynchronously).
+template <class T, class ExecSpace>
+View1<T, typename ExecSpace::memory_space> scratch_zeros(const ExecSpace& exec, const char* label, int64_t n) {
+  const auto v = scratch_view<T>(exec, label, n);
+  Kokkos::deep_copy(exec, v, T());
+  return v;
+}
+
+}  // namespace impl
+}  // namespace rsh
