@@ -21,7 +21,9 @@ def read(path):
 
 
 def segments(events, start):
-    """Index ranges [b, e) of the segments."""
+    """Index ranges [b, e) of the segments: the regions named `start` where there are any, else from each
+    kernel whose label contains it to the next."""
+    regions = any(event == "push" and name == start for _, event, name, _ in events)
     out, depth, begin = [], 0, None
     for i, (_, event, name, _) in enumerate(events):
         if begin is not None and event == "push":
@@ -32,7 +34,9 @@ def segments(events, start):
                 out.append((begin, i + 1))
                 begin, depth = None, 0
                 continue
-        if start in name and event in ("push", "begin_for", "begin_reduce", "begin_scan"):
+        starts = event == "push" and name == start if regions else \
+            start in name and event in ("begin_for", "begin_reduce", "begin_scan")
+        if starts:
             if begin is not None and event != "push":
                 out.append((begin, i))
             begin, depth = i, 0
