@@ -69,6 +69,18 @@ typename View::non_const_value_type read_back(const View& v, int64_t i) {
   return x;
 }
 
+/// Element i of a view, on the host, once the work queued on `exec` is done: one fence of `exec`, where the
+/// deep_copy into a scalar above fences every space before and after its copy.
+template <class ExecSpace, class View>
+typename View::non_const_value_type read_back(const ExecSpace& exec, const View& v, int64_t i) {
+  using T = typename View::non_const_value_type;
+  T x{};
+  const Kokkos::View<T, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(&x);
+  Kokkos::deep_copy(exec, host, Kokkos::subview(v, i));
+  exec.fence();
+  return x;
+}
+
 /// offsets(i) = sum of count(j) over j < i for i in [0, n], on `exec`; returns offsets(n).
 /// `offsets` has n + 1 entries; count(i) is callable on the execution space.
 template <class ExecSpace, class Offsets, class Count>
@@ -84,8 +96,8 @@ int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, cons
         }
         sum += c;
       });
-  if (n == 0) Kokkos::deep_copy(Kokkos::subview(offsets, 0), Offset(0));
-  return static_cast<int64_t>(read_back(offsets, n));
+  if (n == 0) Kokkos::deep_copy(exec, Kokkos::subview(offsets, 0), Offset(0));
+  return static_cast<int64_t>(read_back(exec, offsets, n));
 }
 
 /// Sums and maxima a reduction gathers at once (one pass where a statistic needs several).

@@ -30,7 +30,7 @@ CudaCoreCost cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map, int
       });
   CudaCoreCost c;
   c.piece_nnz = piece_nnz;
-  c.nnz = num_rows ? static_cast<int64_t>(read_back(row_map, num_rows)) : 0;
+  c.nnz = num_rows ? static_cast<int64_t>(read_back(exec, row_map, num_rows)) : 0;
   c.items = t.sum[0];
   c.longest = t.max[0] > 0 ? t.max[0] : 0;
   c.split = t.max[1] == 1;

@@ -73,7 +73,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   Kokkos::parallel_for(
       "rsh::inspect::copy_row_map", Range64<ExecSpace>(exec, 0, n + 1),
       KOKKOS_LAMBDA(const int64_t r) { row_map(r) = static_cast<int64_t>(user_row_map(r)); });
-  const int64_t first = read_back(row_map, 0);
+  const int64_t first = read_back(exec, row_map, 0);
   if (first != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(first) + " != 0");
   const Tally rows = tally(
       exec, "rsh::inspect::check_row_map", n, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
@@ -81,7 +81,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
       });
   if (rows.max[0] != INT64_MIN)
     throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(-rows.max[0]));
-  A.nnz = read_back(row_map, n);
+  A.nnz = read_back(exec, row_map, n);
   if (A.nnz != static_cast<int64_t>(user_entries.extent(0)) || A.nnz != num_values)
     throw std::invalid_argument(w + ": row_map(" + std::to_string(n) + ") = " + std::to_string(A.nnz) +
                                 " but entries has " + std::to_string(user_entries.extent(0)) + " and values " +
