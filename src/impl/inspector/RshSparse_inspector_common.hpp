@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstdint>
+#include <string>
 
 namespace rsh {
 namespace impl {
@@ -81,11 +82,10 @@ typename View::non_const_value_type read_back(const ExecSpace& exec, const View&
   return x;
 }
 
-/// offsets(i) = sum of count(j) over j < i for i in [0, n], on `exec`; returns offsets(n).
-/// `offsets` has n + 1 entries; count(i) is callable on the execution space.
+/// offsets(i) = sum of count(j) over j < i for i in [0, n], queued on `exec` (the total stays on the
+/// device). `offsets` has n + 1 entries; count(i) is callable on the execution space.
 template <class ExecSpace, class Offsets, class Count>
-int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets,
-                       const Count& count) {
+void scan_offsets(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets, const Count& count) {
   using Offset = typename Offsets::non_const_value_type;
   Kokkos::parallel_scan(
       label, Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t i, int64_t& sum, const bool final) {
@@ -97,7 +97,25 @@ int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, cons
         sum += c;
       });
   if (n == 0) Kokkos::deep_copy(exec, Kokkos::subview(offsets, 0), Offset(0));
+}
+
+/// The same, and returns offsets(n) (a wait for `exec`).
+template <class ExecSpace, class Offsets, class Count>
+int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets,
+                       const Count& count) {
+  scan_offsets(exec, label, n, offsets, count);
   return static_cast<int64_t>(read_back(exec, offsets, n));
+}
+
+/// A host copy of v once the work queued on `exec` is done (one fence of `exec`).
+template <class ExecSpace, class View>
+Kokkos::View<typename View::non_const_data_type, typename View::array_layout, Kokkos::HostSpace> host_copy(
+    const ExecSpace& exec, const View& v) {
+  const Kokkos::View<typename View::non_const_data_type, typename View::array_layout, Kokkos::HostSpace> h(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(v.label())), v.layout());
+  Kokkos::deep_copy(exec, h, v);
+  exec.fence();
+  return h;
 }
 
 /// Sums and maxima a reduction gathers at once (one pass where a statistic needs several).

@@ -9,7 +9,9 @@
 //   deep_copy on `exec`;
 // - the temporaries of one inspection (scratch_view) are carved from a few
 //   large blocks of a ScratchArena that an InspectorScratch scope holds and
-//   frees at its end, instead of one allocation and one free each. The arena
+//   frees at its end, instead of one allocation and one free each; on
+//   Kokkos::Cuda the blocks come from a stream-ordered pool that keeps them
+//   for the next inspection. The arena
 //   serves requests up to a byte cap and then falls back to ordinary views, so
 //   a large matrix's scratch never grows past what the cap allows. Host spaces
 //   use it too: one code path, which the host tests (and their sanitizers) run.
@@ -17,11 +19,15 @@
 // plans an inspection returns hold only ordinary views).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+#include "cuda/RshSparse_stream_pool_cuda.hpp"
+#endif
 
 namespace rsh {
 namespace impl {
@@ -42,6 +48,24 @@ View1<T, typename ExecSpace::memory_space> zeroed_view(const ExecSpace& exec, co
   return v;
 }
 
+/// `bytes` of exec's memory space for a scratch arena, freed when the last copy of the pointer goes: a view
+/// of its own on every space but Kokkos::Cuda, which takes the CUDA backend's pool (below).
+template <class ExecSpace>
+std::shared_ptr<char> scratch_block(const ExecSpace& exec, size_t bytes) {
+  const auto block = uninitialized_view<char>(exec, "rsh::inspect::scratch", static_cast<int64_t>(bytes));
+  return std::shared_ptr<char>(block.data(), [block](char*) {});
+}
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+/// On Kokkos::Cuda a block comes from the library's stream-ordered pool and goes back to it in exec's
+/// stream order: no cudaMalloc once the pool holds enough, and no device-wide wait to free it.
+inline std::shared_ptr<char> scratch_block(const Kokkos::Cuda& exec, size_t bytes) {
+  const cudaStream_t stream = exec.cuda_stream();
+  return std::shared_ptr<char>(static_cast<char*>(cuda::stream_pool_allocate(bytes, stream)),
+                               [stream](char* block) { cuda::stream_pool_free(block, stream); });
+}
+#endif
+
 /// Blocks of memory handed out in pieces 256 bytes apart (as aligned as the block), all freed with the
 /// arena.
 template <class MemorySpace>
@@ -57,20 +81,20 @@ class ScratchArena {
   template <class ExecSpace>
   void* take(const ExecSpace& exec, size_t bytes) {
     bytes = (bytes + kAlign - 1) / kAlign * kAlign;
-    if (blocks_.empty() || used_ + bytes > blocks_.back().extent(0)) {
+    if (blocks_.empty() || used_ + bytes > last_size_) {
       const size_t size = bytes > next_block_ ? bytes : next_block_;
       if (reserved_ + size > cap_) return nullptr;
-      blocks_.push_back(uninitialized_view<char>(exec, "rsh::inspect::scratch", static_cast<int64_t>(size)));
-      reserved_ += size, used_ = 0, next_block_ = 2 * size;
+      blocks_.push_back(scratch_block(exec, size));
+      reserved_ += size, used_ = 0, last_size_ = size, next_block_ = 2 * size;
     }
-    void* p = blocks_.back().data() + used_;
+    void* p = blocks_.back().get() + used_;
     used_ += bytes;
     return p;
   }
 
  private:
-  std::vector<View1<char, MemorySpace>> blocks_;
-  size_t used_ = 0, reserved_ = 0, next_block_, cap_;
+  std::vector<std::shared_ptr<char>> blocks_;
+  size_t used_ = 0, last_size_ = 0, reserved_ = 0, next_block_, cap_;
 };
 
 /// The arena of the inspection running on this thread for MemorySpace, or nullptr.

@@ -109,7 +109,7 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
   window_ranks_on<false>(
       exec, A, ListedWindows<Mem>{roles.window_rows}, W, long_window_nnz(exec, options, A.nnz),
       KOKKOS_LAMBDA(const int64_t w, const int distinct) { window_tile_offset(w) = (distinct + 7) / 8; });
-  exclusive_scan(
+  scan_offsets(
       exec, "rsh::inspect::counted_tile_offsets", W, window_tile_offset,
       KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); });
   const TcItems<Mem> tc =

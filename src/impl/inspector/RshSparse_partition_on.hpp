@@ -123,7 +123,7 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
           state = walk_step(state, c, w, r);
         }
       });
-  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  const auto t = host_copy(exec, totals);
   return {t(0), t(1)};
 }
 

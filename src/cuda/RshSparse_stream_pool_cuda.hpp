@@ -1,0 +1,31 @@
+#pragma once
+// Raw CUDA API: device memory in stream order from a memory pool the library
+// owns, one per device. The inspector's scratch arena on Kokkos::Cuda takes
+// its blocks here: cudaMalloc and cudaFree each cost tens of microseconds and
+// cudaFree waits for the whole device, where a block the pool kept from an
+// earlier inspection costs neither. The pool keeps up to
+// kStreamPoolKeptBytes after a synchronization (the largest arena an
+// inspection uses) and gives back the rest; it never touches the device's
+// default pool, which the application may tune.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace rsh {
+namespace cuda {
+
+/// Bytes the pool of a device keeps for reuse once its blocks are freed.
+constexpr size_t kStreamPoolKeptBytes = size_t(256) << 20;
+
+/// `bytes` of device memory on the current device, usable in `stream`'s order. Throws std::runtime_error
+/// when the device has no room.
+void* stream_pool_allocate(size_t bytes, cudaStream_t stream);
+
+/// Frees a block of stream_pool_allocate in `stream`'s order (the work queued before it may still read it).
+void stream_pool_free(void* block, cudaStream_t stream) noexcept;
+
+/// Returns the memory the current device's pool keeps to the device (after the blocks in use are freed).
+void stream_pool_trim();
+
+}  // namespace cuda
+}  // namespace rsh
