@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace rsh {
 namespace impl {
@@ -21,8 +22,12 @@ namespace impl {
 template <class T, class MemorySpace>
 using View1 = Kokkos::View<T*, Kokkos::LayoutRight, MemorySpace>;
 
+/// The inspector's kernels: int64 indices, and light weight, so that Kokkos::Cuda passes the functor as a
+/// kernel argument. (A functor of 512 bytes or more, as most that capture several views, otherwise goes
+/// through constant memory, and each such launch first waits for the previous one's kernel to finish.)
 template <class ExecSpace>
-using Range64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+using Range64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>,
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
 
 KOKKOS_INLINE_FUNCTION int popcount64(uint64_t x) {
 #if defined(__CUDA_ARCH__)
@@ -107,13 +112,17 @@ int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, cons
   return static_cast<int64_t>(read_back(exec, offsets, n));
 }
 
-/// A host copy of v once the work queued on `exec` is done (one fence of `exec`).
+/// A host copy of the rank-1 view v once the work queued on `exec` is done (one fence of `exec`; a vector,
+/// where a host view would fence again when freed).
 template <class ExecSpace, class View>
-Kokkos::View<typename View::non_const_data_type, typename View::array_layout, Kokkos::HostSpace> host_copy(
-    const ExecSpace& exec, const View& v) {
-  const Kokkos::View<typename View::non_const_data_type, typename View::array_layout, Kokkos::HostSpace> h(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(v.label())), v.layout());
-  Kokkos::deep_copy(exec, h, v);
+std::vector<typename View::non_const_value_type> host_copy(const ExecSpace& exec, const View& v) {
+  using T = typename View::non_const_value_type;
+  std::vector<T> h(v.extent(0));
+  Kokkos::deep_copy(
+      exec,
+      Kokkos::View<T*, typename View::array_layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          h.data(), h.size()),
+      v);
   exec.fence();
   return h;
 }

@@ -49,6 +49,13 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
     const ExecSpace& exec, const View1<int, typename ExecSpace::memory_space>& window_tile_offset, int W, int max_tiles,
     const View1<uint8_t, typename ExecSpace::memory_space>& split_window) {
   using Mem = typename ExecSpace::memory_space;
+  if (W == 0) {
+    TcItems<Mem> none;
+    none.window = uninitialized_view<int>(exec, "rsh::tc_item_window", 0);
+    none.begin = uninitialized_view<int>(exec, "rsh::tc_item_tile_begin", 0);
+    none.end = uninitialized_view<int>(exec, "rsh::tc_item_tile_end", 0);
+    return none;
+  }
   const bool rows_split = split_window.extent(0) > 0;
   auto pieces_of = KOKKOS_LAMBDA(const int64_t w) {
     return window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w));
@@ -244,12 +251,12 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
   const auto t = host_copy(exec, totals);
   ResidualLayout layout;
-  for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
-  layout.whole = t(1);
+  for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t[c];
+  layout.whole = t[1];
   layout.plan();
   const int64_t local = layout.local_items();
-  const int64_t grouped = t(kGroupedAtomicKind) > 0 ? align_to_groups(local) : local;
-  const int64_t lone = grouped + t(kGroupedAtomicKind), items = lone + t(kLoneAtomicKind);
+  const int64_t grouped = t[kGroupedAtomicKind] > 0 ? align_to_groups(local) : local;
+  const int64_t lone = grouped + t[kGroupedAtomicKind], items = lone + t[kLoneAtomicKind];
   if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
   p.res_num_local = static_cast<int>(local);
   p.res_item_row = zeroed_view<int>(exec, "rsh::res_item_row", items);  // zeroed: padding items (no nonzeros)
