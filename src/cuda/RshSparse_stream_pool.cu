@@ -1,5 +1,6 @@
 #include <cstdint>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,29 @@ void stream_pool_free(void* block, cudaStream_t stream) noexcept {
 
 void stream_pool_trim() {
   RSH_CUDA_CHECK(cudaMemPoolTrimTo(pool_of_current_device(), 0));
+}
+
+void* PooledBlocks::allocate(size_t bytes, cudaStream_t stream) {
+  int device = 0;
+  RSH_CUDA_CHECK(cudaGetDevice(&device));
+  if (device_ >= 0 && device != device_)
+    throw std::logic_error("rsh::cuda::PooledBlocks: blocks of one format on two devices");
+  device_ = device;
+  blocks_.reserve(blocks_.size() + 1);  // (no allocation between the block's and its record)
+  void* block = stream_pool_allocate(bytes, stream);
+  blocks_.push_back(block);
+  return block;
+}
+
+PooledBlocks::~PooledBlocks() {
+  if (blocks_.empty()) return;
+  // No error leaves a destructor: at exit the runtime may already be gone, and then the blocks are too.
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) return;
+  if (cudaSetDevice(device_) != cudaSuccess) return;
+  if (cudaDeviceSynchronize() == cudaSuccess)
+    for (void* block : blocks_) cudaFreeAsync(block, nullptr);
+  cudaSetDevice(current);
 }
 
 }  // namespace cuda

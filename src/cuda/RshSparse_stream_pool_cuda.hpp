@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <vector>
 
 namespace rsh {
 namespace cuda {
@@ -26,6 +27,22 @@ void stream_pool_free(void* block, cudaStream_t stream) noexcept;
 
 /// Returns the memory the current device's pool keeps to the device (after the blocks in use are freed).
 void stream_pool_trim();
+
+/// Blocks of the pool that outlive the stream order they were allocated in (a format's views, which work on
+/// any stream may read): freed together, after a wait for the whole device, when the object goes.
+class PooledBlocks {
+ public:
+  PooledBlocks() = default;
+  ~PooledBlocks();
+  PooledBlocks(const PooledBlocks&) = delete;
+  PooledBlocks& operator=(const PooledBlocks&) = delete;
+  /// `bytes` more on the current device, in `stream`'s order (work on another stream must wait for it).
+  void* allocate(size_t bytes, cudaStream_t stream);
+
+ private:
+  std::vector<void*> blocks_;
+  int device_ = -1;
+};
 
 }  // namespace cuda
 }  // namespace rsh
