@@ -145,9 +145,11 @@ class SpmmHandle {
                                    sizeof(Scalar));
     Kokkos::Timer timer;
     const pattern_type& p = inspection_.pattern;
-    tile_nnz_ = p.num_tiles() ? impl::read_back(p.tile_val_offset, p.num_tiles()) : 0;
+    tile_nnz_ = p.num_tiles() ? impl::read_back(exec, p.tile_val_offset, p.num_tiles()) : 0;
     gather_ = impl::value_gather_on(exec, p.value_dest, tile_nnz_ + static_cast<int64_t>(p.res_cols.extent(0)));
-    values_ = values_type("rsh::values", gather_.num_slots());
+    // (Every slot is written by the gather.)
+    values_ = values_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("rsh::values")),
+                          gather_.num_slots());
     values_version_ = 0;
     gather(A);
     exec.fence();

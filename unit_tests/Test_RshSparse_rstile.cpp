@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
 #include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
+#include "impl/inspector/RshSparse_value_map_on.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
 #include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
@@ -600,6 +602,35 @@ TEST(RsTileBuilder, UnsortedAndDuplicateEntriesAreSummed) {
   A.entries = {3, 1, 3, 0, 2};  // row 0 unsorted with a duplicate column 3
   A.values = {1.0, 2.0, 4.0, 8.0, 16.0};
   for (rsh::Partition part : kAllPartitions) check_invariants(A, options(part));
+}
+
+// The value map: without duplicate entries every slot takes one position and the refresh is a scatter
+// (no gather lists); with duplicates on Tensor Cores they share a slot and it gathers. Either way each
+// slot gets the sum, in double, of the values value_dest sends it.
+TEST(ValueMap, ScattersWithoutDuplicatesGathersWithThem) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  using rsh::impl::host_array;
+  for (const bool duplicates : {false, true}) {
+    const HostCrs sorted = rsh::test::random_crs(60, 45, 9, 21);
+    const HostCrs A = duplicates ? rsh::test::shuffled_with_duplicates(sorted, 5) : sorted;
+    for (rsh::Partition part : kAllPartitions) {
+      const HostPattern p = rsh::impl::inspect(A, options(part), "test").pattern;
+      const int64_t tile_nnz = p.num_tiles() ? p.tile_val_offset(p.num_tiles()) : 0;
+      const int64_t slots = tile_nnz + static_cast<int64_t>(p.res_cols.extent(0));
+      const auto map = rsh::impl::value_gather_on(Exec(), p.value_dest, slots);
+      if (!duplicates) EXPECT_TRUE(map.one_to_one()) << rsh::partition_name(part);
+      if (duplicates && part == rsh::Partition::kTensorCoreOnly) EXPECT_FALSE(map.one_to_one());
+      std::vector<double> want(static_cast<size_t>(slots), 0.0);
+      for (size_t k = 0; k < A.values.size(); ++k) want[static_cast<size_t>(p.value_dest(k))] += A.values[k];
+      const Kokkos::View<double*, Kokkos::HostSpace> got("got", static_cast<size_t>(slots));
+      Kokkos::deep_copy(got, -1e300);  // poisoned: every slot must be written
+      rsh::impl::gather_values<double>(Exec(), map, host_array(A.values), got);
+      Exec().fence();
+      for (int64_t s = 0; s < slots; ++s)
+        EXPECT_NEAR(got(s), want[static_cast<size_t>(s)], 1e-12 * (1 + std::abs(want[static_cast<size_t>(s)])))
+            << rsh::partition_name(part) << " slot " << s << (duplicates ? " (duplicates)" : "");
+    }
+  }
 }
 
 // The first phase sorts only what needs it: sorted input (empty rows between, a hub row) passes through

@@ -673,6 +673,43 @@ TYPED_TEST_P(SpmmTest, RowPanelsPastTheFormatsLimit) {
   }
 }
 
+/// A format lives in memory its handle holds (on Kokkos::Cuda, blocks of the library's pool, which other
+/// inspections take and give back around it): a handle keeps multiplying right while handles of other
+/// matrices are analysed and destroyed before and after its own analysis.
+TYPED_TEST_P(SpmmTest, FormatOutlivesOtherHandles) {
+  using ExecSpace = typename TestFixture::ExecSpace;
+  using Scalar = typename TestFixture::Scalar;
+  using MultiVector = typename TestFixture::MultiVector;
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto churn = [&](uint64_t s) {
+    for (int i = 0; i < 3; ++i) {
+      const auto other = this->to_kk(random_crs(300, 200, 12, s + i));
+      const auto B_other = this->to_view(random_dense(200, 8, s + i));
+      MultiVector C_other("C_other", 300, 8);
+      typename TestFixture::Handle h;
+      rsh::spmm(ExecSpace(), &h, "N", Scalar(1), other, B_other, Scalar(0), C_other);
+    }
+    ExecSpace().fence();
+  };
+  churn(seed);
+  const auto A_host = random_crs(257, 190, 20, seed + 7, true);
+  const auto A = this->to_kk(A_host);
+  const auto B = this->to_view(random_dense(190, 8, seed + 8));
+  MultiVector C("C", 257, 8);
+  typename TestFixture::Handle handle;
+  rsh::spmm(ExecSpace(), &handle, "N", Scalar(1), A, B, Scalar(0), C);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+  if (std::is_same<ExecSpace, Kokkos::Cuda>::value) EXPECT_NE(handle.pattern().storage, nullptr) << "pooled views";
+#endif
+  churn(seed + 100);
+  Kokkos::deep_copy(C, this->nan());
+  rsh::spmm(ExecSpace(), &handle, "N", Scalar(1), A, B, Scalar(0), C);
+  ExecSpace().fence();
+  const Dense ref = reference_spmm(this->rounded(A_host), this->from_view(B), 1.0, 0.0, Dense(257, 8));
+  EXPECT_LE(this->error(ref, C), spmm_tolerance<Scalar>(handle.options()));
+}
+
 REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, RandomMatricesAllPartitionsAndWidths,
                             AlphaBetaSemantics, EdgeCaseShapes, SplitWorkItemsAndExactMultiples,
                             ReorderedRowsGiveTheSameResult, UnsortedAndDuplicateColumnsAreSummed,
@@ -680,7 +717,7 @@ REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, Rand
                             ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
                             LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges,
                             TransposeOnEveryPartition, BothModesOnOneHandle, DeterministicModeRepeatsBitwise,
-                            RowPanelsPastTheFormatsLimit, AutoPartitionWeighsTheCallsN);
+                            RowPanelsPastTheFormatsLimit, AutoPartitionWeighsTheCallsN, FormatOutlivesOtherHandles);
 
 /// Every (Scalar, Layout) of one execution space.
 template <class E>

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/RshSparse_spmm_cuda.hpp"
+#include "cuda/RshSparse_stream_pool_cuda.hpp"
 
 namespace rsh {
 namespace cuda {
@@ -94,15 +95,15 @@ class MappedHostFlag {
   cudaEvent_t written_ = nullptr;
 };
 
-/// Device memory in stream order (cudaMallocAsync: pooled, so a call after the first allocates nothing
-/// new), freed on the same stream when it goes out of scope. Never null, even for zero elements.
+/// Device memory in stream order from the library's pool (stream_pool_allocate: a call after the first
+/// allocates nothing new), freed on the same stream when it goes out of scope. Never null, even for zero
+/// elements.
 template <class E>
 class StreamBuffer {
  public:
-  StreamBuffer(size_t count, cudaStream_t stream) : stream_(stream) {
-    RSH_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), sizeof(E) * (count ? count : 1), stream));
-  }
-  ~StreamBuffer() { cudaFreeAsync(ptr_, stream_); }
+  StreamBuffer(size_t count, cudaStream_t stream)
+      : stream_(stream), ptr_(static_cast<E*>(stream_pool_allocate(sizeof(E) * (count ? count : 1), stream))) {}
+  ~StreamBuffer() { stream_pool_free(ptr_, stream_); }
   StreamBuffer(const StreamBuffer&) = delete;
   StreamBuffer& operator=(const StreamBuffer&) = delete;
   E* get() const { return ptr_; }

@@ -5,6 +5,7 @@
 // value_dest without rebuilding.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +16,12 @@
 
 namespace rsh {
 namespace impl {
+
+/// What a format's views live in where they do not own their memory (a backend's pool: see
+/// impl/inspector/RshSparse_inspector_views.hpp). Every copy of the format holds it.
+struct ViewStorage {
+  virtual ~ViewStorage() = default;
+};
 
 template <class MemorySpace>
 struct RsTilePattern {
@@ -63,6 +70,7 @@ struct RsTilePattern {
   View1<int> res_item_pieces;
   int res_num_local = 0;
   View1<int> scale_rows;
+  std::shared_ptr<const ViewStorage> storage;  ///< null where every view owns its memory
 
   int num_windows() const { return static_cast<int>(window_tile_offset.extent(0)) - 1; }
   int num_tiles() const { return static_cast<int>(tile_bitmap.extent(0)); }

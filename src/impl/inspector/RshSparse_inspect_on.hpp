@@ -46,6 +46,8 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   const ProfilingRegion region("rsh::inspect");  // what Kokkos Tools (scripts/kokkos_timeline.cpp) see of it
   // The phases' temporaries come from one arena, freed when the inspection ends; `out` holds none of them.
   const InspectorScratch<ExecSpace> scratch(exec, static_cast<int64_t>(entries.extent(0)));
+  // The format's views from the backend's pool, where it has one; the format holds them.
+  const PooledViewScope<ExecSpace> pooled(exec);
   InspectionOf<Mem> out;
   Kokkos::Timer timer;
   // Ends a phase: adds its time (phases may run twice), reports it when asked, restarts the clock.
@@ -98,6 +100,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   if (options.partition != Partition::kAuto) {
     out.partition = options.partition;
     out.pattern = build(out.partition, piece_for(out.partition));
+    out.pattern.storage = pooled.storage();
     return out;
   }
   // kAuto counts RowStructured's Tensor-Core terms without building it (unless its choice does without
@@ -111,6 +114,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   // CudaCoreOnly takes the piece length the cost already chose (residual_piece_nnz would search again).
   const int piece = out.partition == Partition::kCudaCoreOnly ? cost.cuda.piece_nnz : piece_for(out.partition);
   out.pattern = build(out.partition, piece);
+  out.pattern.storage = pooled.storage();
   return out;
 }
 

@@ -7,6 +7,8 @@
 #include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace rsh {
 namespace impl {
@@ -20,8 +22,12 @@ namespace impl {
 template <class T, class MemorySpace>
 using View1 = Kokkos::View<T*, Kokkos::LayoutRight, MemorySpace>;
 
+/// The inspector's kernels: int64 indices, and light weight, so that Kokkos::Cuda passes the functor as a
+/// kernel argument. (A functor of 512 bytes or more, as most that capture several views, otherwise goes
+/// through constant memory, and each such launch first waits for the previous one's kernel to finish.)
 template <class ExecSpace>
-using Range64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+using Range64 = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>,
+                                    Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
 
 KOKKOS_INLINE_FUNCTION int popcount64(uint64_t x) {
 #if defined(__CUDA_ARCH__)
@@ -81,11 +87,10 @@ typename View::non_const_value_type read_back(const ExecSpace& exec, const View&
   return x;
 }
 
-/// offsets(i) = sum of count(j) over j < i for i in [0, n], on `exec`; returns offsets(n).
-/// `offsets` has n + 1 entries; count(i) is callable on the execution space.
+/// offsets(i) = sum of count(j) over j < i for i in [0, n], queued on `exec` (the total stays on the
+/// device). `offsets` has n + 1 entries; count(i) is callable on the execution space.
 template <class ExecSpace, class Offsets, class Count>
-int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets,
-                       const Count& count) {
+void scan_offsets(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets, const Count& count) {
   using Offset = typename Offsets::non_const_value_type;
   Kokkos::parallel_scan(
       label, Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t i, int64_t& sum, const bool final) {
@@ -97,7 +102,29 @@ int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, cons
         sum += c;
       });
   if (n == 0) Kokkos::deep_copy(exec, Kokkos::subview(offsets, 0), Offset(0));
+}
+
+/// The same, and returns offsets(n) (a wait for `exec`).
+template <class ExecSpace, class Offsets, class Count>
+int64_t exclusive_scan(const ExecSpace& exec, const char* label, int64_t n, const Offsets& offsets,
+                       const Count& count) {
+  scan_offsets(exec, label, n, offsets, count);
   return static_cast<int64_t>(read_back(exec, offsets, n));
+}
+
+/// A host copy of the rank-1 view v once the work queued on `exec` is done (one fence of `exec`; a vector,
+/// where a host view would fence again when freed).
+template <class ExecSpace, class View>
+std::vector<typename View::non_const_value_type> host_copy(const ExecSpace& exec, const View& v) {
+  using T = typename View::non_const_value_type;
+  std::vector<T> h(v.extent(0));
+  Kokkos::deep_copy(
+      exec,
+      Kokkos::View<T*, typename View::array_layout, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          h.data(), h.size()),
+      v);
+  exec.fence();
+  return h;
 }
 
 /// Sums and maxima a reduction gathers at once (one pass where a statistic needs several).

@@ -12,26 +12,56 @@
 //   frees at its end, instead of one allocation and one free each. The arena
 //   serves requests up to a byte cap and then falls back to ordinary views, so
 //   a large matrix's scratch never grows past what the cap allows. Host spaces
-//   use it too: one code path, which the host tests (and their sanitizers) run.
-// A scratch view is unmanaged: it must not outlive the scope (the formats and
-// plans an inspection returns hold only ordinary views).
+//   use it too: one code path, which the host tests (and their sanitizers) run;
+// - on Kokkos::Cuda the arena's blocks, and the views of the format itself
+//   (PooledViewScope), come from a stream-ordered pool the library owns, which
+//   keeps freed blocks for the next inspection.
+// A scratch view is unmanaged: it must not outlive the scope. A pooled view is
+// unmanaged too: it lives as long as the format that holds its storage.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "impl/RshSparse_rstile_impl.hpp"
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+#include "cuda/RshSparse_stream_pool_cuda.hpp"
+#endif
 
 namespace rsh {
 namespace impl {
 
-/// A view of n elements of T on exec's memory space, not initialized, allocated in exec's stream order.
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+/// The views of an inspection on Kokkos::Cuda: blocks of the library's pool, freed when the last format
+/// holding them goes.
+struct PooledViewStorage : ViewStorage {
+  cuda::PooledBlocks blocks;
+};
+
+/// The pooled storage of the inspection running on this thread (PooledViewScope), or nullptr.
+inline PooledViewStorage*& current_pooled_views() {
+  static thread_local PooledViewStorage* storage = nullptr;
+  return storage;
+}
+#endif
+
+/// A view of n elements of T on exec's memory space, not initialized, allocated in exec's stream order:
+/// inside a PooledViewScope on Kokkos::Cuda a block of the scope's storage, else a view of its own.
 template <class T, class ExecSpace>
 View1<T, typename ExecSpace::memory_space> uninitialized_view(const ExecSpace& exec, const char* label, int64_t n) {
+  using Mem = typename ExecSpace::memory_space;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value)
+    if (PooledViewStorage* pooled = current_pooled_views())
+      return View1<T, Mem>(
+          static_cast<T*>(pooled->blocks.allocate(sizeof(T) * static_cast<size_t>(n > 0 ? n : 1), exec.cuda_stream())),
+          n);
+#endif
   // (The label as a std::string: Kokkos 3.4's view_alloc takes a const char* for a pointer to wrap.)
-  return View1<T, typename ExecSpace::memory_space>(
-      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
+  return View1<T, Mem>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
 }
 
 /// The same, zeroed on exec (asynchronously).
@@ -41,6 +71,55 @@ View1<T, typename ExecSpace::memory_space> zeroed_view(const ExecSpace& exec, co
   Kokkos::deep_copy(exec, v, T());
   return v;
 }
+
+/// Within its scope, on Kokkos::Cuda, the views an inspection allocates (uninitialized_view, zeroed_view;
+/// scratch apart) are blocks of one storage() from the library's pool: a cudaMalloc costs tens of
+/// microseconds, a block the pool holds about one, and a format has a score of views. The inspection's
+/// format holds the storage; the few temporaries among those views live as long. Elsewhere the scope does
+/// nothing. Scopes nest, the inner one serving until it ends.
+template <class ExecSpace>
+class PooledViewScope {
+ public:
+  explicit PooledViewScope(const ExecSpace&) {}
+  std::shared_ptr<const ViewStorage> storage() const { return nullptr; }
+};
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+template <>
+class PooledViewScope<Kokkos::Cuda> {
+ public:
+  explicit PooledViewScope(const Kokkos::Cuda&)
+      : storage_(std::make_shared<PooledViewStorage>()), outer_(current_pooled_views()) {
+    current_pooled_views() = storage_.get();
+  }
+  ~PooledViewScope() { current_pooled_views() = outer_; }
+  PooledViewScope(const PooledViewScope&) = delete;
+  PooledViewScope& operator=(const PooledViewScope&) = delete;
+  std::shared_ptr<const ViewStorage> storage() const { return storage_; }
+
+ private:
+  std::shared_ptr<PooledViewStorage> storage_;
+  PooledViewStorage* outer_;
+};
+#endif
+
+/// `bytes` of exec's memory space for a scratch arena, freed when the last copy of the pointer goes: a view
+/// of its own on every space but Kokkos::Cuda, which takes the CUDA backend's pool (below).
+template <class ExecSpace>
+std::shared_ptr<char> scratch_block(const ExecSpace& exec, size_t bytes) {
+  const auto block = uninitialized_view<char>(exec, "rsh::inspect::scratch", static_cast<int64_t>(bytes));
+  return std::shared_ptr<char>(block.data(), [block](char*) {});
+}
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+/// On Kokkos::Cuda a block comes from the library's stream-ordered pool and goes back to it in exec's
+/// stream order: no cudaMalloc once the pool holds enough, and no device-wide wait to free it.
+inline std::shared_ptr<char> scratch_block(const Kokkos::Cuda& exec, size_t bytes) {
+  const cudaStream_t stream = exec.cuda_stream();
+  return std::shared_ptr<char>(static_cast<char*>(cuda::stream_pool_allocate(bytes, stream)),
+                               [stream](char* block) { cuda::stream_pool_free(block, stream); });
+}
+#endif
 
 /// Blocks of memory handed out in pieces 256 bytes apart (as aligned as the block), all freed with the
 /// arena.
@@ -57,20 +136,20 @@ class ScratchArena {
   template <class ExecSpace>
   void* take(const ExecSpace& exec, size_t bytes) {
     bytes = (bytes + kAlign - 1) / kAlign * kAlign;
-    if (blocks_.empty() || used_ + bytes > blocks_.back().extent(0)) {
+    if (blocks_.empty() || used_ + bytes > last_size_) {
       const size_t size = bytes > next_block_ ? bytes : next_block_;
       if (reserved_ + size > cap_) return nullptr;
-      blocks_.push_back(uninitialized_view<char>(exec, "rsh::inspect::scratch", static_cast<int64_t>(size)));
-      reserved_ += size, used_ = 0, next_block_ = 2 * size;
+      blocks_.push_back(scratch_block(exec, size));
+      reserved_ += size, used_ = 0, last_size_ = size, next_block_ = 2 * size;
     }
-    void* p = blocks_.back().data() + used_;
+    void* p = blocks_.back().get() + used_;
     used_ += bytes;
     return p;
   }
 
  private:
-  std::vector<View1<char, MemorySpace>> blocks_;
-  size_t used_ = 0, reserved_ = 0, next_block_, cap_;
+  std::vector<std::shared_ptr<char>> blocks_;
+  size_t used_ = 0, last_size_ = 0, reserved_ = 0, next_block_, cap_;
 };
 
 /// The arena of the inspection running on this thread for MemorySpace, or nullptr.

@@ -133,6 +133,11 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
   lw.longer_than = longer_than;
   const auto row_map = A.row_map;
   const auto entries = A.entries;
+  if (num_windows == 0) {
+    lw.offset = scratch_zeros<int64_t>(exec, "rsh::long_windows::offset", 1);
+    lw.owners = scratch_zeros<int64_t>(exec, "rsh::long_windows::owners", 1);
+    return lw;
+  }
   const auto slot = scratch_view<int64_t>(exec, "rsh::long_windows::slot", num_windows + 1);
   const int64_t L = exclusive_scan(
       exec, "rsh::inspect::long_windows", num_windows, slot, KOKKOS_LAMBDA(const int64_t w) {

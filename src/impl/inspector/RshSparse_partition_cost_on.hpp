@@ -2,6 +2,7 @@
 // The terms of Partition::kAuto's time models (PartitionCost), gathered on
 // the inspector's execution space.
 #include <stdexcept>
+#include <vector>
 
 #include "impl/RshSparse_dense_blocks.hpp"
 #include "impl/RshSparse_partition_select_impl.hpp"
@@ -14,27 +15,69 @@
 namespace rsh {
 namespace impl {
 
-/// CudaCoreOnly's cost with pieces of piece_nnz, from A's row offsets (num_rows + 1 of them).
+/// The most piece lengths cuda_core_costs_on counts in one pass.
+constexpr int kMaxCostPieces = 4;
+
+/// Per piece length: CudaCoreOnly's work items, its longest item's nonzeros, and whether a row is cut into
+/// pieces that add with atomics.
+struct PieceTally {
+  int64_t items[kMaxCostPieces], longest[kMaxCostPieces], split[kMaxCostPieces];
+};
+
+template <class RowMap>
+struct PieceTallyFunctor {
+  using value_type = PieceTally;
+  RowMap row_map;
+  int piece_nnz[kMaxCostPieces];
+  int count, max_len;
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t r, value_type& t) const {
+    const int64_t len = static_cast<int64_t>(row_map(r + 1)) - static_cast<int64_t>(row_map(r));
+    for (int j = 0; j < count; ++j) {
+      const ResidualCut cut = residual_cut(len, piece_nnz[j], max_len);
+      if (cut.pieces == 0) continue;  // empty row
+      t.items[j] += cut.pieces;
+      const int64_t longest = (len + cut.pieces - 1) / cut.pieces;
+      if (longest > t.longest[j]) t.longest[j] = longest;
+      if (cut.atomic) t.split[j] = 1;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& t) const {
+    for (int j = 0; j < kMaxCostPieces; ++j) t.items[j] = 0, t.longest[j] = 0, t.split[j] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
+    for (int j = 0; j < kMaxCostPieces; ++j) {
+      dst.items[j] += src.items[j];
+      dst.longest[j] = dst.longest[j] < src.longest[j] ? src.longest[j] : dst.longest[j];
+      dst.split[j] = dst.split[j] | src.split[j];
+    }
+  }
+};
+
+/// CudaCoreOnly's cost with pieces of each of piece_nnz[0 .. count) (count <= kMaxCostPieces) nonzeros,
+/// from A's row offsets (num_rows + 1 of them), in one pass over the rows.
+template <class ExecSpace, class RowMap>
+std::vector<CudaCoreCost> cuda_core_costs_on(const ExecSpace& exec, const RowMap& row_map, int64_t num_rows,
+                                             const int* piece_nnz, int count, int max_len) {
+  if (count < 1 || count > kMaxCostPieces) throw std::logic_error("rsh::inspect: piece lengths to cost");
+  PieceTallyFunctor<RowMap> f{row_map, {}, count, max_len};
+  for (int j = 0; j < count; ++j) f.piece_nnz[j] = piece_nnz[j];
+  PieceTally t;
+  Kokkos::parallel_reduce("rsh::inspect::cuda_core_cost", Range64<ExecSpace>(exec, 0, num_rows), f, t);
+  const int64_t nnz = num_rows ? static_cast<int64_t>(read_back(exec, row_map, num_rows)) : 0;
+  std::vector<CudaCoreCost> costs(static_cast<size_t>(count));
+  for (int j = 0; j < count; ++j) {
+    CudaCoreCost& c = costs[static_cast<size_t>(j)];
+    c.piece_nnz = piece_nnz[j], c.nnz = nnz, c.items = t.items[j], c.longest = t.longest[j];
+    c.split = t.split[j] != 0;
+  }
+  return costs;
+}
+
+/// CudaCoreOnly's cost with pieces of piece_nnz.
 template <class ExecSpace, class RowMap>
 CudaCoreCost cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map, int64_t num_rows, int piece_nnz,
                                int max_len) {
-  const Tally t = tally(
-      exec, "rsh::inspect::cuda_core_cost", num_rows, KOKKOS_LAMBDA(const int64_t r, Tally& s) {
-        const int64_t len = static_cast<int64_t>(row_map(r + 1)) - static_cast<int64_t>(row_map(r));
-        const ResidualCut cut = residual_cut(len, piece_nnz, max_len);
-        if (cut.pieces == 0) return;  // empty row
-        s.sum[0] += cut.pieces;
-        const int64_t longest = (len + cut.pieces - 1) / cut.pieces;
-        if (longest > s.max[0]) s.max[0] = longest;
-        if (cut.atomic) s.max[1] = 1;
-      });
-  CudaCoreCost c;
-  c.piece_nnz = piece_nnz;
-  c.nnz = num_rows ? static_cast<int64_t>(read_back(exec, row_map, num_rows)) : 0;
-  c.items = t.sum[0];
-  c.longest = t.max[0] > 0 ? t.max[0] : 0;
-  c.split = t.max[1] == 1;
-  return c;
+  return cuda_core_costs_on(exec, row_map, num_rows, &piece_nnz, 1, max_len).front();
 }
 
 /// The piece length of CudaCoreOnly: options.tuning.residual_piece_nnz when set, else the one of 4, 8,
@@ -47,12 +90,11 @@ CudaCoreCost best_cuda_core_cost_on(const ExecSpace& exec, const RowMap& row_map
   if (options.tuning.residual_piece_nnz != 0)
     return cuda_core_cost_on(exec, row_map, num_rows, options.tuning.residual_piece_nnz, max_len);
   const int num_vectors = model_num_vectors(options);
-  CudaCoreCost best = cuda_core_cost_on(exec, row_map, num_rows, max_len, max_len);
-  for (int piece : {4, 8, 2 * max_len})
-    if (piece != max_len) {
-      const CudaCoreCost c = cuda_core_cost_on(exec, row_map, num_rows, piece, max_len);
-      if (c.us(arith, num_vectors) < best.us(arith, num_vectors)) best = c;
-    }
+  const int pieces[kMaxCostPieces] = {max_len, 4, 8, 2 * max_len};
+  const std::vector<CudaCoreCost> costs = cuda_core_costs_on(exec, row_map, num_rows, pieces, kMaxCostPieces, max_len);
+  CudaCoreCost best = costs.front();
+  for (const CudaCoreCost& c : costs)
+    if (c.piece_nnz != max_len && c.us(arith, num_vectors) < best.us(arith, num_vectors)) best = c;
   return best;
 }
 
@@ -109,7 +151,7 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
   window_ranks_on<false>(
       exec, A, ListedWindows<Mem>{roles.window_rows}, W, long_window_nnz(exec, options, A.nnz),
       KOKKOS_LAMBDA(const int64_t w, const int distinct) { window_tile_offset(w) = (distinct + 7) / 8; });
-  exclusive_scan(
+  scan_offsets(
       exec, "rsh::inspect::counted_tile_offsets", W, window_tile_offset,
       KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); });
   const TcItems<Mem> tc =

@@ -123,8 +123,8 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
           state = walk_step(state, c, w, r);
         }
       });
-  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
-  return {t(0), t(1)};
+  const auto t = host_copy(exec, totals);
+  return {t[0], t[1]};
 }
 
 /// Partitions the rows of a sorted A visited in `order` (a permutation of its rows; empty = identity).
@@ -147,6 +147,23 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
   const bool tiles = options.partition != Partition::kCudaCoreOnly && options.partition != Partition::kDenseBlocks;
   const bool route = options.partition == Partition::kRowStructured || options.partition == Partition::kAuto;
   const int tau_nnz = options.tuning.tau_nnz, tau_inc = options.tuning.tau_inc;
+  if (!tiles) {  // every non-empty row to the residual, in visiting order: the walk below reduced to a scan
+    const auto at = scratch_view<int64_t>(exec, "rsh::partition::residual_at", n + 1);
+    const int64_t R = exclusive_scan(
+        exec, "rsh::inspect::residual_rows", n, at, KOKKOS_LAMBDA(const int64_t p) {
+          const int r = row_at(p);
+          return int64_t(row_map(r + 1) > row_map(r));
+        });
+    RowRoles<Mem> out;
+    out.window_rows = uninitialized_view<int>(exec, "rsh::window_rows", 0);
+    out.res_rows = uninitialized_view<int>(exec, "rsh::res_rows", R);
+    const auto res_rows = out.res_rows;
+    Kokkos::parallel_for(
+        "rsh::inspect::place_residual_rows", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t p) {
+          if (at(p + 1) != at(p)) res_rows(at(p)) = row_at(p);
+        });
+    return out;
+  }
 
   // Each row's choice. Alg. 1, line 16: a short row whose columns the next 7 rows mostly lack (|U_full| -
   // |U_excl| >= tau_inc new columns) gains nothing in a window.

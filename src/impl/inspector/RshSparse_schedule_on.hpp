@@ -49,6 +49,13 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
     const ExecSpace& exec, const View1<int, typename ExecSpace::memory_space>& window_tile_offset, int W, int max_tiles,
     const View1<uint8_t, typename ExecSpace::memory_space>& split_window) {
   using Mem = typename ExecSpace::memory_space;
+  if (W == 0) {
+    TcItems<Mem> none;
+    none.window = uninitialized_view<int>(exec, "rsh::tc_item_window", 0);
+    none.begin = uninitialized_view<int>(exec, "rsh::tc_item_tile_begin", 0);
+    none.end = uninitialized_view<int>(exec, "rsh::tc_item_tile_end", 0);
+    return none;
+  }
   const bool rows_split = split_window.extent(0) > 0;
   auto pieces_of = KOKKOS_LAMBDA(const int64_t w) {
     return window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w));
@@ -193,8 +200,6 @@ template <class ExecSpace>
 void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory_space>& p, const Options& options,
                  int piece_nnz, int value_bytes) {
   using Mem = typename ExecSpace::memory_space;
-  using Pattern = RsTilePattern<Mem>;
-  using Ints = typename Pattern::template View1<int>;
   check_tuning(options);
   if (piece_nnz < 1)
     throw std::invalid_argument("rsh::inspect: residual piece of " + std::to_string(piece_nnz) + " nonzeros");
@@ -244,20 +249,20 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
-  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), totals);
+  const auto t = host_copy(exec, totals);
   ResidualLayout layout;
-  for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t(c);
-  layout.whole = t(1);
+  for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t[c];
+  layout.whole = t[1];
   layout.plan();
   const int64_t local = layout.local_items();
-  const int64_t grouped = t(kGroupedAtomicKind) > 0 ? align_to_groups(local) : local;
-  const int64_t lone = grouped + t(kGroupedAtomicKind), items = lone + t(kLoneAtomicKind);
+  const int64_t grouped = t[kGroupedAtomicKind] > 0 ? align_to_groups(local) : local;
+  const int64_t lone = grouped + t[kGroupedAtomicKind], items = lone + t[kLoneAtomicKind];
   if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
   p.res_num_local = static_cast<int>(local);
-  p.res_item_row = Ints("rsh::res_item_row", items);  // zero-initialised: padding items (no nonzeros)
-  p.res_item_begin = Ints("rsh::res_item_begin", items);
-  p.res_item_end = Ints("rsh::res_item_end", items);
-  p.res_item_pieces = Ints("rsh::res_item_pieces", items);
+  p.res_item_row = zeroed_view<int>(exec, "rsh::res_item_row", items);  // zeroed: padding items (no nonzeros)
+  p.res_item_begin = zeroed_view<int>(exec, "rsh::res_item_begin", items);
+  p.res_item_end = zeroed_view<int>(exec, "rsh::res_item_end", items);
+  p.res_item_pieces = zeroed_view<int>(exec, "rsh::res_item_pieces", items);
   const auto row = p.res_item_row, begin = p.res_item_begin, end = p.res_item_end, heads = p.res_item_pieces;
   Kokkos::parallel_for(
       "rsh::inspect::residual_items", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
@@ -302,7 +307,7 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   const int64_t scaled = exclusive_scan(
       exec, "rsh::inspect::scale_rows", n, scale_at,
       KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
-  p.scale_rows = Ints("rsh::scale_rows", scaled);
+  p.scale_rows = uninitialized_view<int>(exec, "rsh::scale_rows", scaled);
   const auto scale_rows = p.scale_rows;
   Kokkos::parallel_for(
       "rsh::inspect::scale_row_ids", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t r) {

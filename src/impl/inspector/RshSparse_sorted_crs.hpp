@@ -51,7 +51,8 @@ KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Payload& payload
   }
 }
 
-/// Checks A's CSR on `exec` and returns it with sorted rows (copies in the views' space). `num_values` is
+/// Checks A's CSR on `exec` and returns it with sorted rows (copies in the views' space: scratch of the
+/// current inspection, which the formats built from it never hold). `num_values` is
 /// the extent of A's values; `who` names the caller in the messages.
 template <class ExecSpace, class RowMap, class Entries>
 SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, int64_t num_rows, int64_t num_cols,
@@ -68,7 +69,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
     throw std::invalid_argument(w + ": " + std::to_string(num_rows) + " x " + std::to_string(num_cols) +
                                 " exceeds the 32-bit row and column ids of the format");
   const int64_t n = num_rows;
-  const auto row_map = uninitialized_view<int64_t>(exec, "rsh::sorted::row_map", n + 1);
+  const auto row_map = scratch_view<int64_t>(exec, "rsh::sorted::row_map", n + 1);
   A.row_map = row_map;
   Kokkos::parallel_for(
       "rsh::inspect::copy_row_map", Range64<ExecSpace>(exec, 0, n + 1),
@@ -88,7 +89,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
                                 std::to_string(num_values));
 
   // Columns in range, and the rows whose columns ever decrease.
-  const auto entries = uninitialized_view<int>(exec, "rsh::sorted::entries", A.nnz);
+  const auto entries = scratch_view<int>(exec, "rsh::sorted::entries", A.nnz);
   A.entries = entries;
   const Tally cols = tally(
       exec, "rsh::inspect::check_entries", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {

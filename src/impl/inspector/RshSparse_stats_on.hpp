@@ -27,10 +27,10 @@ MatrixStats stats_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::
         if (len > t.max[0]) t.max[0] = len;
       });
   s.max_row_nnz = A.num_rows ? rows.max[0] : 0;
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), histogram);
+  const auto h = host_copy(exec, histogram);
   int used = 1;
   for (int b = 0; b < kBuckets; ++b)
-    if (h(b)) used = b + 1;
+    if (h[b]) used = b + 1;
   s.row_length_histogram.assign(h.data(), h.data() + used);
   s.empty_rows = s.row_length_histogram[0];
   s.mean_row_nnz = A.num_rows ? double(A.nnz) / double(A.num_rows) : 0.0;

@@ -106,9 +106,10 @@ SplitCrs<typename ExecSpace::memory_space> split_crs_on(const ExecSpace& exec,
   const auto before = scratch_view<int64_t>(exec, "rsh::split::before", nnz + 1);
   const int64_t kept_nnz = exclusive_scan(
       exec, "rsh::inspect::split_scan", nnz, before, KOKKOS_LAMBDA(const int64_t k) { return int64_t(keep(k) != 0); });
-  auto offsets = [&](const char* label) { return uninitialized_view<int64_t>(exec, label, n + 1); };
-  auto columns = [&](const char* label, int64_t count) { return uninitialized_view<int>(exec, label, count); };
-  auto sources = [&](const char* label, int64_t count) { return uninitialized_view<int64_t>(exec, label, count); };
+  // (Scratch: the pattern built from the split copies what it keeps.)
+  auto offsets = [&](const char* label) { return scratch_view<int64_t>(exec, label, n + 1); };
+  auto columns = [&](const char* label, int64_t count) { return scratch_view<int>(exec, label, count); };
+  auto sources = [&](const char* label, int64_t count) { return scratch_view<int64_t>(exec, label, count); };
   const auto kept_map = offsets("rsh::split::kept_row_map"), rest_map = offsets("rsh::split::rest_row_map");
   const auto kept_entries = columns("rsh::split::kept_entries", kept_nnz);
   const auto rest_entries = columns("rsh::split::rest_entries", nnz - kept_nnz);
