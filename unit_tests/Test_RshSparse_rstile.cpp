@@ -285,8 +285,11 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
                                  A->entries.begin() + A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)]);
         distinct += static_cast<int64_t>(cols.size());
       }
-      for (const rsh::Options& o : {gpu_threshold, options(part, 3, 5)}) {
+      for (rsh::Options o : {gpu_threshold, options(part, 3, 5)}) {
+        EXPECT_FALSE(rsh::impl::inspect(*A, o, "test").stats.windows_counted);  // counted only when asked for
+        o.window_statistics = true;
         const auto stats = rsh::impl::inspect(*A, o, "test").stats;
+        ASSERT_TRUE(stats.windows_counted);
         EXPECT_DOUBLE_EQ(stats.mean_window_distinct_cols, double(distinct) / double((A->num_rows + 7) / 8));
       }
     }

@@ -556,6 +556,7 @@ TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
       for (Reorder r : {Reorder::kNone, Reorder::kLocality, Reorder::kMinHash, Reorder::kAuto}) {
         Options o = options(p, 3, 8);
         o.reorder = r;
+        o.window_statistics = true;
         o.tuning.reorder_cache_rows = 64;  // kAuto's B-row term on every space (host spaces' default: none)
         SCOPED_TRACE(std::string(partition_name(p)) + " " + reorder_name(r) + " " + std::to_string(A_host.num_rows));
         const auto A = TestFixture::to_kk(A_host);

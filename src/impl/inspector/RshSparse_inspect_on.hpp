@@ -67,7 +67,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
   out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
   phase("validate + sort", out.times.convert);
-  out.stats = stats_on(exec, A, long_window_nnz(exec, options, A.nnz));
+  out.stats = stats_on(exec, A, long_window_nnz(exec, options, A.nnz), options.window_statistics);
   phase("statistics", out.times.stats);
 
   const RowOrderOf<Mem> ordered = row_order_on(exec, A, options, value_bytes);
