@@ -254,11 +254,13 @@ bool same_format(const HostPattern& a, const HostPattern& b) {
          same(a.res_cols, b.res_cols) && same(a.value_dest, b.value_dest);
 }
 
-// Windows of more than Tuning::long_window_nnz nonzeros rank their columns an
-// entry a thread instead of merging on one thread: hub rows of a power-law
-// graph, and rows of hundreds of unsorted entries with duplicates, beside short
-// windows; with the GPU's smallest threshold (kLongWindowMinNnz) and the host's default (no
-// long window), the same format.
+// Windows of more than Tuning::long_window_nnz nonzeros rank their columns in
+// parallel instead of merging on one thread: hub rows of a power-law graph,
+// and rows of hundreds of unsorted entries with duplicates, beside short
+// windows; windows ranked over a bitmap of their span, and windows searched
+// (a span wider than kBitmapRankColumns, or more than kBitmapRankMaxNnz
+// nonzeros), beside each other; with the GPU's smallest threshold
+// (kLongWindowMinNnz) and the host's default (no long window), the same format.
 TEST(RsTileBuilder, LongWindowsOfHubRows) {
   const uint64_t seed = rsh::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -266,7 +268,12 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
   const HostCrs wide = rsh::test::random_crs(70, 5000, 900, seed + 1);
   // Rows longer than kLongRowNnz, unsorted with duplicates: sorted by the global sort.
   const HostCrs unsorted = rsh::test::shuffled_with_duplicates(rsh::test::random_crs(30, 6000, 3000, seed + 2), seed);
-  for (const HostCrs* A : {&rmat, &wide, &unsorted}) {
+  // Windows 0-1 and 4-5 span every column (searched), windows 2-3 the first 3000 (a bitmap).
+  HostCrs spread = rsh::test::random_crs(48, 3 * rsh::impl::kBitmapRankColumns, 1500, seed + 3);
+  for (int64_t k = spread.row_map[16]; k < spread.row_map[32]; ++k) spread.entries[k] %= 3000;
+  // Windows of more nonzeros than a team ranks (searched) over a narrow span.
+  const HostCrs dense = rsh::test::random_crs(16, 20000, int(rsh::impl::kBitmapRankMaxNnz / 3), seed + 4);
+  for (const HostCrs* A : std::initializer_list<const HostCrs*>{&rmat, &wide, &unsorted, &spread, &dense}) {
     int64_t longest = 0;  // the test needs a long window
     for (int64_t w = 0; 8 * w < A->num_rows; ++w)
       longest = std::max<int64_t>(longest, A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)] - A->row_map[8 * w]);

@@ -45,16 +45,25 @@ KOKKOS_INLINE_FUNCTION int walk_step(int state, RowChoice c, int& windows, int& 
   return c == RowChoice::kWindow ? 7 : 0;
 }
 
+/// Rows (and spans) a thread of walk_rows walks in sequence: the least power of two from 16 whose cube
+/// reaches n. Each of its five passes is a chain of dependent steps on one thread, as long as a span, a
+/// group or the groups, so the three are kept alike.
+inline int64_t walk_span(int64_t n) {
+  int64_t span = 16;
+  while (span * span * span < n) span *= 2;
+  return span;
+}
+
 /// The walk over rows [0, n) in parallel. Kokkos' scans may combine values out of order (its CUDA scan
 /// accumulates strided elements first), so the spans' maps, which do not commute, are composed here in
-/// order: spans of kSpan rows, groups of kSpan spans, and the groups on one thread; then each group and
-/// each span is walked again from its known entry state. Returns (windows, residual rows); place(p) =
-/// 8 * window for a row opening a window, -2 - index for a residual row, else -1.
+/// order: spans of walk_span(n) rows, groups of as many spans, and the groups on one thread; then each
+/// group and each span is walked again from its known entry state. Returns (windows, residual rows);
+/// place(p) = 8 * window for a row opening a window, -2 - index for a residual row, else -1.
 template <class ExecSpace, class Choices, class Place>
 Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const Choices& choice, const Place& place) {
   using Mem = typename ExecSpace::memory_space;
-  constexpr int64_t kSpan = 256;
-  const int64_t spans = (n + kSpan - 1) / kSpan, groups = (spans + kSpan - 1) / kSpan;
+  const int64_t span_rows = walk_span(n);  // rows a span, spans a group
+  const int64_t spans = (n + span_rows - 1) / span_rows, groups = (spans + span_rows - 1) / span_rows;
   const auto span_map = scratch_view<WalkSpan>(exec, "rsh::walk::spans", spans);
   const auto group_map = scratch_view<WalkSpan>(exec, "rsh::walk::groups", groups);
   // Entry state, windows and residual rows before, of every span (and of every group).
@@ -67,7 +76,7 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
         // independent chains rather than one 8 times as long.
         int state[8], w[8], r[8];
         for (int s = 0; s < 8; ++s) state[s] = s, w[s] = 0, r[s] = 0;
-        for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p) {
+        for (int64_t p = sp * span_rows; p < n && p < (sp + 1) * span_rows; ++p) {
           const RowChoice c = static_cast<RowChoice>(choice(p));
           for (int s = 0; s < 8; ++s) state[s] = walk_step(state[s], c, w[s], r[s]);
         }
@@ -81,7 +90,7 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
         WalkSpan m;
         for (int s = 0; s < 8; ++s) {
           int state = s, w = 0, r = 0;
-          for (int64_t sp = g * kSpan; sp < spans && sp < (g + 1) * kSpan; ++sp) {
+          for (int64_t sp = g * span_rows; sp < spans && sp < (g + 1) * span_rows; ++sp) {
             w += span_map(sp).windows[state], r += span_map(sp).residual[state];
             state = span_map(sp).exit[state];
           }
@@ -104,7 +113,7 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
       "rsh::inspect::walk_group_spans", Range64<ExecSpace>(exec, 0, groups), KOKKOS_LAMBDA(const int64_t g) {
         int state = static_cast<int>(group_entry(3 * g));
         int64_t w = group_entry(3 * g + 1), r = group_entry(3 * g + 2);
-        for (int64_t sp = g * kSpan; sp < spans && sp < (g + 1) * kSpan; ++sp) {
+        for (int64_t sp = g * span_rows; sp < spans && sp < (g + 1) * span_rows; ++sp) {
           span_entry(3 * sp) = state, span_entry(3 * sp + 1) = w, span_entry(3 * sp + 2) = r;
           w += span_map(sp).windows[state], r += span_map(sp).residual[state];
           state = span_map(sp).exit[state];
@@ -114,7 +123,7 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
       "rsh::inspect::walk_places", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
         int state = static_cast<int>(span_entry(3 * sp));
         int w = static_cast<int>(span_entry(3 * sp + 1)), r = static_cast<int>(span_entry(3 * sp + 2));
-        for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p) {
+        for (int64_t p = sp * span_rows; p < n && p < (sp + 1) * span_rows; ++p) {
           const RowChoice c = static_cast<RowChoice>(choice(p));
           place(p) = state > 0                   ? -1
                      : c == RowChoice::kWindow   ? 8 * int64_t(w)
