@@ -87,6 +87,15 @@ typename View::non_const_value_type read_back(const ExecSpace& exec, const View&
   return x;
 }
 
+/// Two counts scanned as one int64, so that one total comes back: the first in the low 32 bits, the second
+/// in the high ones. Each total stays below 2^31 (counts of windows, items and tiles: their ids are 32-bit).
+struct PackedCounts {
+  static constexpr int64_t kHigh = int64_t(1) << 32;
+  KOKKOS_INLINE_FUNCTION static constexpr int64_t pack(int64_t low, int64_t high) { return low + high * kHigh; }
+  KOKKOS_INLINE_FUNCTION static constexpr int64_t low(int64_t packed) { return packed & (kHigh - 1); }
+  KOKKOS_INLINE_FUNCTION static constexpr int64_t high(int64_t packed) { return packed / kHigh; }
+};
+
 /// offsets(i) = sum of count(j) over j < i for i in [0, n], queued on `exec` (the total stays on the
 /// device). `offsets` has n + 1 entries; count(i) is callable on the execution space.
 template <class ExecSpace, class Offsets, class Count>

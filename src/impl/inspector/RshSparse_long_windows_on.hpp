@@ -263,13 +263,6 @@ void searched_ranks_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace
       });
 }
 
-/// The long-window scan counts two things in one int64, so that one total comes back: the long windows
-/// in the low 32 bits (a window count is below 2^31), those among them to be searched in the high ones.
-constexpr int64_t kSearchedWindow = int64_t(1) << 32;
-KOKKOS_INLINE_FUNCTION int64_t long_windows_in(int64_t packed) {
-  return packed & (kSearchedWindow - 1);
-}
-
 /// Finds the long windows (more than `longer_than` nonzeros) among windows 0 .. num_windows - 1 of sorted A
 /// and ranks their elements' columns.
 template <class ExecSpace, class Windows>
@@ -292,17 +285,17 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
         int rows[8];
         windows(w, rows);
         const WindowSpan span = window_span(row_map, entries, rows);
-        if (span.nnz <= longer_than) return int64_t(0);
-        return span.bitmap_ranked() ? int64_t(1) : int64_t(1) + kSearchedWindow;
+        // Long windows before each window (low half) and those of them searched (high half).
+        return span.nnz <= longer_than ? int64_t(0) : PackedCounts::pack(1, span.bitmap_ranked() ? 0 : 1);
       });
-  const int64_t L = long_windows_in(packed), searched = packed / kSearchedWindow;
+  const int64_t L = PackedCounts::low(packed), searched = PackedCounts::high(packed);
   lw.window = scratch_view<int64_t>(exec, "rsh::long_windows::window", L);
   lw.offset = scratch_view<int64_t>(exec, "rsh::long_windows::offset", L + 1);
   lw.distinct = scratch_view<int>(exec, "rsh::long_windows::distinct", L);
   const auto window = lw.window;
   Kokkos::parallel_for(
       "rsh::inspect::list_long_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
-        if (slot(w + 1) != slot(w)) window(long_windows_in(slot(w))) = w;
+        if (slot(w + 1) != slot(w)) window(PackedCounts::low(slot(w))) = w;
       });
   const int64_t E = exclusive_scan(
       exec, "rsh::inspect::long_window_offsets", L, lw.offset, KOKKOS_LAMBDA(const int64_t l) {

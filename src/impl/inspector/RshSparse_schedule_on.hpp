@@ -60,30 +60,31 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
   auto pieces_of = KOKKOS_LAMBDA(const int64_t w) {
     return window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w));
   };
-  const auto whole_at = scratch_zeros<int64_t>(exec, "rsh::schedule::whole_at", W + 1);
-  const auto piece_at = scratch_zeros<int64_t>(exec, "rsh::schedule::piece_at", W + 1);
-  const int64_t whole = exclusive_scan(
-      exec, "rsh::inspect::whole_windows", W, whole_at,
-      KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w) == 0); });
-  const int64_t pieces = exclusive_scan(
-      exec, "rsh::inspect::window_pieces", W, piece_at,
-      KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w)); });
+  // Whole windows before each window (low half) and pieces (high half): one scan, one total back.
+  const auto item_at = scratch_view<int64_t>(exec, "rsh::schedule::item_at", W + 1);
+  const int64_t packed = exclusive_scan(
+      exec, "rsh::inspect::window_items", W, item_at, KOKKOS_LAMBDA(const int64_t w) {
+        const int n = pieces_of(w);
+        return n == 0 ? PackedCounts::pack(1, 0) : PackedCounts::pack(0, n);
+      });
+  const int64_t whole = PackedCounts::low(packed), pieces = PackedCounts::high(packed);
   TcItems<Mem> out;
   out.whole = whole;
-  out.window = zeroed_view<int>(exec, "rsh::tc_item_window", whole + pieces);
-  out.begin = zeroed_view<int>(exec, "rsh::tc_item_tile_begin", whole + pieces);
-  out.end = zeroed_view<int>(exec, "rsh::tc_item_tile_end", whole + pieces);
+  // Every item is written below: whole windows [0, whole), pieces after.
+  out.window = uninitialized_view<int>(exec, "rsh::tc_item_window", whole + pieces);
+  out.begin = uninitialized_view<int>(exec, "rsh::tc_item_tile_begin", whole + pieces);
+  out.end = uninitialized_view<int>(exec, "rsh::tc_item_tile_end", whole + pieces);
   const auto item_window = out.window, item_begin = out.begin, item_end = out.end;
   Kokkos::parallel_for(
       "rsh::inspect::tc_items", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
         const int b = window_tile_offset(w), e = window_tile_offset(w + 1), n = pieces_of(w);
         if (n == 0) {
-          const int64_t i = whole_at(w);
+          const int64_t i = PackedCounts::low(item_at(w));
           item_window(i) = static_cast<int>(w), item_begin(i) = b, item_end(i) = e;
           return;
         }
         for (int j = 0; j < n; ++j) {
-          const int64_t i = whole + piece_at(w) + j;
+          const int64_t i = whole + PackedCounts::high(item_at(w)) + j;
           item_window(i) = static_cast<int>(w);
           piece_of(b, e, j, n, item_begin(i), item_end(i));
         }
