@@ -65,7 +65,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                                 " nonzeros: one format holds at most 2^30 (its offsets are 32-bit); a handle "
                                 "analyses a larger matrix as row panels");
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
-  out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
+  out.signature = A.signature;
   phase("validate + sort", out.times.convert);
   out.stats = stats_on(exec, A, long_window_nnz(exec, options, A.nnz), options.window_statistics);
   phase("statistics", out.times.stats);

@@ -140,6 +140,7 @@ std::vector<typename View::non_const_value_type> host_copy(const ExecSpace& exec
 struct Tally {
   int64_t sum[3];
   int64_t max[2];
+  uint64_t hash;  ///< a sum modulo 2^64 (of hash terms)
 };
 
 template <class F>
@@ -150,14 +151,16 @@ struct TallyFunctor {
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
     for (int j = 0; j < 3; ++j) v.sum[j] = 0;
     for (int j = 0; j < 2; ++j) v.max[j] = INT64_MIN;
+    v.hash = 0;
   }
   KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
     for (int j = 0; j < 3; ++j) dst.sum[j] += src.sum[j];
     for (int j = 0; j < 2; ++j) dst.max[j] = dst.max[j] < src.max[j] ? src.max[j] : dst.max[j];
+    dst.hash += src.hash;
   }
 };
 
-/// parallel_reduce of f(i, Tally&) over [0, n) on `exec` (sums start at 0, maxima at INT64_MIN).
+/// parallel_reduce of f(i, Tally&) over [0, n) on `exec` (sums and the hash start at 0, maxima at INT64_MIN).
 template <class ExecSpace, class F>
 Tally tally(const ExecSpace& exec, const char* label, int64_t n, const F& f) {
   Tally out;

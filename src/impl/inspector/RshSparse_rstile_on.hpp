@@ -119,7 +119,7 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto res_rows = roles.res_rows;
   const auto res_row_map = residual.row_map;
   const auto res_entries = residual.entries;
-  p.res_ptr = zeroed_view<int>(exec, "rsh::res_ptr", R + 1);
+  p.res_ptr = uninitialized_view<int>(exec, "rsh::res_ptr", R + 1);  // the scan writes every offset
   const auto res_ptr = p.res_ptr;
   const int res_nnz =
       checked(exclusive_scan(

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_inspector_views.hpp"
 
@@ -23,6 +24,7 @@ struct SortedCrs {
   View1<const int64_t, MemorySpace> row_map;  ///< num_rows + 1
   View1<const int, MemorySpace> entries;      ///< nnz
   View1<const int64_t, MemorySpace> source;   ///< nnz: the user's position of each sorted position; empty: the same
+  uint64_t signature = 0;                     ///< pattern_signature_on of the user's arrays (taken by the checks)
   KOKKOS_INLINE_FUNCTION int64_t user_position(int64_t k) const { return source.extent(0) ? source(k) : k; }
 };
 
@@ -72,11 +74,12 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   const auto row_map = scratch_view<int64_t>(exec, "rsh::sorted::row_map", n + 1);
   A.row_map = row_map;
   // The copy and its checks in one pass, whose result is the only wait: the first decrease, row_map(0) and
-  // row_map(n).
+  // row_map(n); and the pattern hash's row terms.
   const Tally rows = tally(
       exec, "rsh::inspect::copy_row_map", n + 1, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
         const int64_t at = static_cast<int64_t>(user_row_map(r));
         row_map(r) = at;
+        t.hash += row_offset_term(r, static_cast<uint64_t>(user_row_map(r)));
         if (r == 0) t.sum[0] = at;
         if (r == n) t.sum[1] = at;
         if (r < n && static_cast<int64_t>(user_row_map(r + 1)) < at && -r > t.max[0]) t.max[0] = -r;
@@ -105,6 +108,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
           return;
         }
         entries(k) = static_cast<int>(c);
+        t.hash += entry_term(k, static_cast<uint32_t>(c));
         if (k == 0 || c >= user_entries(k - 1)) return;
         const int64_t r = row_of(row_map, n, k);
         if (row_map(r) == k) return;  // k starts its row
@@ -117,6 +121,7 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
                                 std::to_string(static_cast<int64_t>(read_back(user_entries, k))) + " at position " +
                                 std::to_string(k) + " outside [0, " + std::to_string(num_cols) + ")");
   }
+  A.signature = pattern_hash(num_rows, num_cols, rows.hash, cols.hash);
   auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
     return unsorted(r) != 0;
   };
