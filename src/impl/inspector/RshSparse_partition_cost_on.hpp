@@ -159,10 +159,21 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
       KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); });
   const TcItems<Mem> tc =
       tc_items_on(exec, window_tile_offset, W, options.tuning.max_tiles_per_item, View1<uint8_t, Mem>());
+  // The Tensor-Core term (cta_max_tiles_on) and the residual's nonzeros (residual_nnz_on) in one pass.
+  const int64_t items = static_cast<int64_t>(tc.window.extent(0)), ctas = tc_ctas(items);
+  const int64_t R = static_cast<int64_t>(roles.res_rows.extent(0));
+  const auto row_map = A.row_map;
+  const auto res_rows = roles.res_rows;
+  const auto item_begin = tc.begin, item_end = tc.end;
+  const Tally terms = tally(
+      exec, "rsh::inspect::counted_terms", ctas > R ? ctas : R, KOKKOS_LAMBDA(const int64_t i, Tally& t) {
+        if (i < ctas) t.sum[0] += cta_longest_item(i, items, item_begin, item_end);
+        if (i < R) t.sum[1] += row_map(res_rows(i) + 1) - row_map(res_rows(i));
+      });
   PartitionCost c;
-  c.cta_max_tiles = cta_max_tiles_on(exec, static_cast<int64_t>(tc.window.extent(0)), tc.begin, tc.end);
+  c.cta_max_tiles = terms.sum[0];
   c.windows = W;
-  c.residual_nnz = residual_nnz_on(exec, A, roles);
+  c.residual_nnz = terms.sum[1];
   add_pattern_free_terms_on(exec, A.num_rows, A.num_cols, A.row_map, options, arith, c);
   return c;
 }

@@ -92,18 +92,27 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
   return out;
 }
 
+/// CTAs of kWindowsPerCta consecutive items over `items` Tensor-Core items.
+inline int64_t tc_ctas(int64_t items) {
+  return (items + kWindowsPerCta - 1) / kWindowsPerCta;
+}
+
+/// The tiles of the longest of CTA `cta`'s items.
+template <class Ints>
+KOKKOS_INLINE_FUNCTION int cta_longest_item(int64_t cta, int64_t items, const Ints& begin, const Ints& end) {
+  int longest = 0;
+  for (int64_t i = cta * kWindowsPerCta; i < items && i < (cta + 1) * kWindowsPerCta; ++i)
+    longest = end(i) - begin(i) > longest ? end(i) - begin(i) : longest;
+  return longest;
+}
+
 /// The CTAs' Tensor-Core tiles in sequence: over CTAs of kWindowsPerCta consecutive items, the sum of
 /// each CTA's longest item (the time model's Tensor-Core term).
 template <class ExecSpace, class Ints>
 int64_t cta_max_tiles_on(const ExecSpace& exec, int64_t items, const Ints& begin, const Ints& end) {
   return tally(
-             exec, "rsh::inspect::cta_tiles", (items + kWindowsPerCta - 1) / kWindowsPerCta,
-             KOKKOS_LAMBDA(const int64_t cta, Tally& s) {
-               int longest = 0;
-               for (int64_t i = cta * kWindowsPerCta; i < items && i < (cta + 1) * kWindowsPerCta; ++i)
-                 longest = end(i) - begin(i) > longest ? end(i) - begin(i) : longest;
-               s.sum[0] += longest;
-             })
+             exec, "rsh::inspect::cta_tiles", tc_ctas(items),
+             KOKKOS_LAMBDA(const int64_t cta, Tally& s) { s.sum[0] += cta_longest_item(cta, items, begin, end); })
       .sum[0];
 }
 
