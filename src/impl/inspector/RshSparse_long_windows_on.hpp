@@ -120,9 +120,11 @@ struct LongWindows {
   View1<int64_t, MemorySpace> window;  ///< the long windows' ids, increasing
   View1<int64_t, MemorySpace> offset;  ///< first element of each long window; one past the last at the end
   View1<int, MemorySpace> distinct;    ///< per long window: its distinct columns
-  View1<int, MemorySpace> rank;        ///< per element: its column's rank in its window
+  /// Per element: its column's rank in its window. At least as long as the elements, which end at
+  /// offset(count()) (exactly as long where some window is searched).
+  View1<int, MemorySpace> rank;
   KOKKOS_INLINE_FUNCTION int64_t count() const { return static_cast<int64_t>(window.extent(0)); }
-  KOKKOS_INLINE_FUNCTION int64_t elements() const { return static_cast<int64_t>(rank.extent(0)); }
+  KOKKOS_INLINE_FUNCTION int64_t element_bound() const { return static_cast<int64_t>(rank.extent(0)); }
 };
 
 /// Where element e lies: its long window l, its row slot i in the window and its position k in A.
@@ -150,7 +152,7 @@ KOKKOS_INLINE_FUNCTION ElementAt element_at(const LongWindows<MemorySpace>& lw, 
     if (within < len) return {lo, row_map(rows[i]) + within, i};
     within -= len;
   }
-  return {lo, -1, -1};  // unreachable for e < elements()
+  return {lo, -1, -1};  // unreachable for e < offset(count())
 }
 
 /// Ranks the columns of the long windows of `lw` that window_span calls bitmap_ranked: a team a window.
@@ -218,7 +220,7 @@ void searched_ranks_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   const LongWindows<typename ExecSpace::memory_space> c = lw;
-  const int64_t E = lw.elements();
+  const int64_t E = lw.element_bound();  // (the elements: long_windows_on reads their count back for this)
   const auto owners = scratch_view<int64_t>(exec, "rsh::long_windows::owners", E + 1);
   // An element owns its column if it is the column's first position in its row and no earlier row holds it.
   Kokkos::parallel_for(
@@ -297,12 +299,18 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
       "rsh::inspect::list_long_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
         if (slot(w + 1) != slot(w)) window(PackedCounts::low(slot(w))) = w;
       });
-  const int64_t E = exclusive_scan(
-      exec, "rsh::inspect::long_window_offsets", L, lw.offset, KOKKOS_LAMBDA(const int64_t l) {
-        int rows[8];
-        windows(window(l), rows);
-        return window_nnz(row_map, rows);
-      });
+  auto window_elements = KOKKOS_LAMBDA(const int64_t l) {
+    int rows[8];
+    windows(window(l), rows);
+    return window_nnz(row_map, rows);
+  };
+  // The elements' count comes back only where the search needs it on the host; the bitmap's teams need
+  // none, and the ranks then take A's nonzeros as a bound.
+  int64_t E = L > 0 ? A.nnz : 0;
+  if (searched > 0)
+    E = exclusive_scan(exec, "rsh::inspect::long_window_offsets", L, lw.offset, window_elements);
+  else
+    scan_offsets(exec, "rsh::inspect::long_window_offsets", L, lw.offset, window_elements);
   lw.rank = scratch_view<int>(exec, "rsh::long_windows::rank", E);
   if (L == 0) return lw;
   if (searched < L) bitmap_ranks_on(exec, A, windows, lw);
@@ -376,7 +384,8 @@ void for_each_window_entry(const ExecSpace& exec, const char* label,
       });
   const LongWindows<typename ExecSpace::memory_space> lw = ranks.lw;
   Kokkos::parallel_for(
-      label, Range64<ExecSpace>(exec, 0, lw.elements()), KOKKOS_LAMBDA(const int64_t e) {
+      label, Range64<ExecSpace>(exec, 0, lw.element_bound()), KOKKOS_LAMBDA(const int64_t e) {
+        if (e >= lw.offset(lw.count())) return;
         int rows[8];
         const ElementAt at = element_at(lw, row_map, windows, e, rows);
         const bool first = at.k == row_map(rows[at.i]) || entries(at.k - 1) != entries(at.k);
