@@ -269,10 +269,13 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   const int64_t lone = grouped + t[kGroupedAtomicKind], items = lone + t[kLoneAtomicKind];
   if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
   p.res_num_local = static_cast<int>(local);
-  p.res_item_row = zeroed_view<int>(exec, "rsh::res_item_row", items);  // zeroed: padding items (no nonzeros)
-  p.res_item_begin = zeroed_view<int>(exec, "rsh::res_item_begin", items);
-  p.res_item_end = zeroed_view<int>(exec, "rsh::res_item_end", items);
-  p.res_item_pieces = zeroed_view<int>(exec, "rsh::res_item_pieces", items);
+  // The items' four arrays in one block, zeroed for the padding items (no nonzeros): one fill, not four.
+  const auto item_arrays = zeroed_view<int>(exec, "rsh::res_items", 4 * items);
+  auto item_array = [&](int64_t i) {
+    return Kokkos::subview(item_arrays, Kokkos::make_pair(i * items, (i + 1) * items));
+  };
+  p.res_item_row = item_array(0), p.res_item_begin = item_array(1), p.res_item_end = item_array(2);
+  p.res_item_pieces = item_array(3);
   const auto row = p.res_item_row, begin = p.res_item_begin, end = p.res_item_end, heads = p.res_item_pieces;
   Kokkos::parallel_for(
       "rsh::inspect::residual_items", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
