@@ -255,11 +255,33 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
 
   // Residual items (see the file comment).
   const auto res_ptr = p.res_ptr;
+  // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
+  // beta first.
+  const auto stored = scratch_zeros<uint8_t>(exec, "rsh::schedule::stored", n);
+  Kokkos::parallel_for(
+      "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+        if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
+          return;  // its items add with atomics
+        for (int i = 0; i < 8; ++i)
+          if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
+        if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
+          stored(res_rows(j)) = 1;
+      });
+  const auto scale_at = scratch_view<int64_t>(exec, "rsh::schedule::scale_at", n + 1);  // (every offset scanned)
+  scan_offsets(
+      exec, "rsh::inspect::scale_rows", n, scale_at,
+      KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
   const auto rank = scratch_view<int64_t>(exec, "rsh::schedule::rank", R);
-  const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds);
+  // The count of each kind, then of the rows to scale: one copy back for both.
+  const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds + 1);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
+  Kokkos::deep_copy(exec, Kokkos::subview(totals, int64_t(kResidualKinds)), Kokkos::subview(scale_at, n));
   const auto t = host_copy(exec, totals);
+  const int64_t scaled = t[kResidualKinds];
   ResidualLayout layout;
   for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t[c];
   layout.whole = t[1];
@@ -301,25 +323,6 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
         }
       });
 
-  // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
-  // beta first.
-  const auto stored = scratch_zeros<uint8_t>(exec, "rsh::schedule::stored", n);
-  Kokkos::parallel_for(
-      "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
-          return;  // its items add with atomics
-        for (int i = 0; i < 8; ++i)
-          if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
-      });
-  Kokkos::parallel_for(
-      "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
-        if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
-          stored(res_rows(j)) = 1;
-      });
-  const auto scale_at = scratch_zeros<int64_t>(exec, "rsh::schedule::scale_at", n + 1);
-  const int64_t scaled = exclusive_scan(
-      exec, "rsh::inspect::scale_rows", n, scale_at,
-      KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
   p.scale_rows = uninitialized_view<int>(exec, "rsh::scale_rows", scaled);
   const auto scale_rows = p.scale_rows;
   Kokkos::parallel_for(
