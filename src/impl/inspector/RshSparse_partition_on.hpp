@@ -164,11 +164,12 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
 /// Empty rows never start a window and never enter the residual. Partition::kAuto partitions as
 /// kRowStructured; the partitions by nonzero (Libra, BalancedBlocks: nonzero_partition_on) as
 /// kTensorCoreOnly, every non-empty row in a window (the reordering's cost model sees them so).
+/// `nonempty_rows`, where the caller knows it (MatrixStats), spares the all-residual partitions a wait.
 template <class ExecSpace>
 RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
                                                         const SortedCrs<typename ExecSpace::memory_space>& A,
                                                         const View1<const int, typename ExecSpace::memory_space>& order,
-                                                        const Options& options) {
+                                                        const Options& options, int64_t nonempty_rows = -1) {
   using Mem = typename ExecSpace::memory_space;
   const int64_t n = A.num_rows;
   const auto row_map = A.row_map;
@@ -182,11 +183,15 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
   const int tau_nnz = options.tuning.tau_nnz, tau_inc = options.tuning.tau_inc;
   if (!tiles) {  // every non-empty row to the residual, in visiting order: the walk below reduced to a scan
     const auto at = scratch_view<int64_t>(exec, "rsh::partition::residual_at", n + 1);
-    const int64_t R = exclusive_scan(
-        exec, "rsh::inspect::residual_rows", n, at, KOKKOS_LAMBDA(const int64_t p) {
-          const int r = row_at(p);
-          return int64_t(row_map(r + 1) > row_map(r));
-        });
+    auto nonempty = KOKKOS_LAMBDA(const int64_t p) {
+      const int r = row_at(p);
+      return int64_t(row_map(r + 1) > row_map(r));
+    };
+    int64_t R = nonempty_rows;
+    if (R >= 0)
+      scan_offsets(exec, "rsh::inspect::residual_rows", n, at, nonempty);
+    else
+      R = exclusive_scan(exec, "rsh::inspect::residual_rows", n, at, nonempty);
     RowRoles<Mem> out;
     out.window_rows = uninitialized_view<int>(exec, "rsh::window_rows", 0);
     out.res_rows = uninitialized_view<int>(exec, "rsh::res_rows", R);
