@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <random>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
+#include "impl/inspector/RshSparse_partition_on.hpp"
 #include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 #include "impl/inspector/RshSparse_value_map_on.hpp"
@@ -565,6 +567,43 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
   EXPECT_EQ(automatic.residual_rows, 1);
   EXPECT_EQ(automatic.residual_nnz, 1);
   EXPECT_EQ(automatic.windows, 2);
+}
+
+// The parallel walk of the row partition (spans, groups of spans, the groups on
+// one thread) places every row as Alg. 1's walk in sequence does, over row
+// counts of one span, of partial chunks of 8, and of many groups.
+TEST(RsTileBuilder, ParallelWalkMatchesTheSequentialOne) {
+  using rsh::impl::RowChoice;
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const int64_t n : {int64_t(0), int64_t(1), int64_t(13), int64_t(4099), int64_t(70001)}) {
+    SCOPED_TRACE("rows " + std::to_string(n));
+    Kokkos::View<uint8_t*, Kokkos::HostSpace> choice("choice", n);
+    for (int64_t p = 0; p < n; ++p) {  // windows, residual rows and skipped rows, mixed
+      const uint64_t u = rng() % 10;
+      choice(p) = static_cast<uint8_t>(u < 2 ? RowChoice::kWindow : u < 6 ? RowChoice::kResidual : RowChoice::kSkip);
+    }
+    Kokkos::View<int64_t*, Kokkos::HostSpace> place("place", n);
+    const auto got = rsh::impl::walk_rows(Exec(), n, choice, place);
+    int state = 0;
+    int64_t windows = 0, residual = 0;
+    for (int64_t p = 0; p < n; ++p) {
+      const auto c = static_cast<RowChoice>(choice(p));
+      int64_t want = -1;
+      if (state > 0) {
+        --state;
+      } else if (c == RowChoice::kWindow) {
+        want = 8 * windows++, state = 7;
+      } else if (c == RowChoice::kResidual) {
+        want = -2 - residual++;
+      }
+      ASSERT_EQ(place(p), want) << "row " << p;
+    }
+    EXPECT_EQ(got.first, windows);
+    EXPECT_EQ(got.second, residual);
+  }
 }
 
 // Long phases report their share done, once they have run for a second.
