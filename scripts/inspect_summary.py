@@ -2,7 +2,9 @@
 """Issue 19's table from rsh_kokkos_benchmark JSON: per matrix, rsh under the default options against the best
 cuSPARSE algorithm, the inspection in ms and in multiplies of its plan (with its phases), update_values and the
 handle-free call, and, where they ran, the reorderings side by side (kernel gain over rsh_none and the share of
-Locality's gain MinHash keeps). Prints the bar figures at the end (the worst matrix of each).
+Locality's gain MinHash keeps). Prints the bar figures at the end (the worst matrix of each): the speedup's
+geomean over the generated matrices (gen/...), and the shared matrices' worst slowdown of the default options
+against rsh_none (no reordering) in the same process.
 Usage: inspect_summary.py kokkos.json[.gz] [more.json ...]"""
 import math
 import sys
@@ -28,7 +30,7 @@ def main(paths):
           "gain Locality | Locality inspect mult. | MinHash kept |")
     print("|---" * 14 + "|")
     bars = defaultdict(list)
-    speedups = []
+    speedups, generated, slowdowns = [], [], []
     for key, impls in sorted(rows.items()):
         cus = [v["real_time"] for k, v in impls.items() if k.startswith("cusparse")]
         rsh = impls.get("rsh")
@@ -53,6 +55,10 @@ def main(paths):
               f"{phases} | {update:.2f} | {free:.2f} | {gain('rsh_minhash'):.2f} | {gain('rsh_locality'):.2f} | "
               f"{loc_mult:.0f} | {kept:.2f} |")
         speedups.append(best / t)
+        if key[0].startswith("gen/"):
+            generated.append(best / t)
+        elif none:
+            slowdowns.append((t / none - 1, key[0]))
         if nnz > 1e6:
             bars["inspect_max_multiplies"].append(plain_mult)
             bars["inspect_reorder_max_multiplies"].append(mult)
@@ -63,8 +69,14 @@ def main(paths):
         v = [x for x in v if not math.isnan(x)]
         if v:
             print(f"{k}\t{(min(v) if 'min' in k else max(v)):.3g}")
+    geomean = lambda v: math.exp(sum(map(math.log, v)) / len(v))
     if speedups:
-        print(f"fp16_geomean\t{math.exp(sum(map(math.log, speedups)) / len(speedups)):.3f}")
+        print(f"fp16_geomean\t{geomean(speedups):.3f}")
+    if generated:
+        print(f"generated_fp16_geomean\t{geomean(generated):.3f}\t({len(generated)} matrices)")
+    if slowdowns:
+        worst = max(slowdowns)
+        print(f"shared_worst_slowdown\t{100 * worst[0]:.2f}%\t({worst[1]}, over {len(slowdowns)} matrices)")
 
 
 if __name__ == "__main__":

@@ -147,9 +147,11 @@ class SpmmHandle {
     const pattern_type& p = inspection_.pattern;
     tile_nnz_ = p.num_tiles() ? impl::read_back(exec, p.tile_val_offset, p.num_tiles()) : 0;
     gather_ = impl::value_gather_on(exec, p.value_dest, tile_nnz_ + static_cast<int64_t>(p.res_cols.extent(0)));
-    // (Every slot is written by the gather.)
-    values_ = values_type(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string("rsh::values")),
-                          gather_.num_slots());
+    {  // From the format's pool where the space has one, as its views (every slot is written by the gather).
+      const impl::PooledViewScope<execution_space> pooled(exec);
+      values_ = impl::uninitialized_view<Scalar>(exec, "rsh::values", gather_.num_slots());
+      values_storage_ = pooled.storage();
+    }
     values_version_ = 0;
     gather(A);
     exec.fence();
@@ -173,6 +175,7 @@ class SpmmHandle {
     }
     inspection_ = impl::InspectionOf<memory_space>();
     values_ = values_type();
+    values_storage_.reset();
     identity_ = PatternId{
         Acc::num_rows(A), Acc::num_cols(A), static_cast<int64_t>(Acc::entries(A).extent(0)),
         impl::pattern_signature_on(exec, Acc::num_rows(A), Acc::num_cols(A), Acc::row_map(A), Acc::entries(A))};
@@ -315,6 +318,7 @@ class SpmmHandle {
   bool analyzed_ = false;
   impl::InspectionOf<memory_space> inspection_;
   values_type values_;
+  std::shared_ptr<const impl::ViewStorage> values_storage_;  ///< what values_ lives in where it owns nothing
   uint64_t values_version_ = 0;
   impl::ValueGather<memory_space> gather_;
   int64_t tile_nnz_ = 0;

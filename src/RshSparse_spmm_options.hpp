@@ -213,6 +213,10 @@ struct Options {
   bool deterministic = false;
   /// Report each inspector phase and its time on std::clog (large matrices take seconds).
   bool report_progress = false;
+  /// describe() also reports the natural 8-row windows' distinct columns and nonzeros per tile, counted by a
+  /// pass that ranks every window's columns. No plan reads them, and on a small graph that pass takes as
+  /// long as the rest of the analysis, so they are counted only when asked for.
+  bool window_statistics = false;
 };
 
 namespace impl {

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <random>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -20,6 +21,7 @@
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_nonzero_partition_on.hpp"
+#include "impl/inspector/RshSparse_partition_on.hpp"
 #include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/inspector/RshSparse_sorted_crs.hpp"
 #include "impl/inspector/RshSparse_value_map_on.hpp"
@@ -254,11 +256,13 @@ bool same_format(const HostPattern& a, const HostPattern& b) {
          same(a.res_cols, b.res_cols) && same(a.value_dest, b.value_dest);
 }
 
-// Windows of more than Tuning::long_window_nnz nonzeros rank their columns an
-// entry a thread instead of merging on one thread: hub rows of a power-law
-// graph, and rows of hundreds of unsorted entries with duplicates, beside short
-// windows; with the GPU's smallest threshold (kLongWindowMinNnz) and the host's default (no
-// long window), the same format.
+// Windows of more than Tuning::long_window_nnz nonzeros rank their columns in
+// parallel instead of merging on one thread: hub rows of a power-law graph,
+// and rows of hundreds of unsorted entries with duplicates, beside short
+// windows; windows ranked over a bitmap of their span, and windows searched
+// (a span wider than kBitmapRankColumns, or more than kBitmapRankMaxNnz
+// nonzeros), beside each other; with the GPU's smallest threshold
+// (kLongWindowMinNnz) and the host's default (no long window), the same format.
 TEST(RsTileBuilder, LongWindowsOfHubRows) {
   const uint64_t seed = rsh::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -266,7 +270,12 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
   const HostCrs wide = rsh::test::random_crs(70, 5000, 900, seed + 1);
   // Rows longer than kLongRowNnz, unsorted with duplicates: sorted by the global sort.
   const HostCrs unsorted = rsh::test::shuffled_with_duplicates(rsh::test::random_crs(30, 6000, 3000, seed + 2), seed);
-  for (const HostCrs* A : {&rmat, &wide, &unsorted}) {
+  // Windows 0-1 and 4-5 span every column (searched), windows 2-3 the first 3000 (a bitmap).
+  HostCrs spread = rsh::test::random_crs(48, 3 * rsh::impl::kBitmapRankColumns, 1500, seed + 3);
+  for (int64_t k = spread.row_map[16]; k < spread.row_map[32]; ++k) spread.entries[k] %= 3000;
+  // Windows of more nonzeros than a team ranks (searched) over a narrow span.
+  const HostCrs dense = rsh::test::random_crs(16, 20000, int(rsh::impl::kBitmapRankMaxNnz / 3), seed + 4);
+  for (const HostCrs* A : std::initializer_list<const HostCrs*>{&rmat, &wide, &unsorted, &spread, &dense}) {
     int64_t longest = 0;  // the test needs a long window
     for (int64_t w = 0; 8 * w < A->num_rows; ++w)
       longest = std::max<int64_t>(longest, A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)] - A->row_map[8 * w]);
@@ -285,8 +294,11 @@ TEST(RsTileBuilder, LongWindowsOfHubRows) {
                                  A->entries.begin() + A->row_map[std::min<int64_t>(8 * w + 8, A->num_rows)]);
         distinct += static_cast<int64_t>(cols.size());
       }
-      for (const rsh::Options& o : {gpu_threshold, options(part, 3, 5)}) {
+      for (rsh::Options o : {gpu_threshold, options(part, 3, 5)}) {
+        EXPECT_FALSE(rsh::impl::inspect(*A, o, "test").stats.windows_counted);  // counted only when asked for
+        o.window_statistics = true;
         const auto stats = rsh::impl::inspect(*A, o, "test").stats;
+        ASSERT_TRUE(stats.windows_counted);
         EXPECT_DOUBLE_EQ(stats.mean_window_distinct_cols, double(distinct) / double((A->num_rows + 7) / 8));
       }
     }
@@ -555,6 +567,43 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
   EXPECT_EQ(automatic.residual_rows, 1);
   EXPECT_EQ(automatic.residual_nnz, 1);
   EXPECT_EQ(automatic.windows, 2);
+}
+
+// The parallel walk of the row partition (spans, groups of spans, the groups on
+// one thread) places every row as Alg. 1's walk in sequence does, over row
+// counts of one span, of partial chunks of 8, and of many groups.
+TEST(RsTileBuilder, ParallelWalkMatchesTheSequentialOne) {
+  using rsh::impl::RowChoice;
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const int64_t n : {int64_t(0), int64_t(1), int64_t(13), int64_t(4099), int64_t(70001)}) {
+    SCOPED_TRACE("rows " + std::to_string(n));
+    Kokkos::View<uint8_t*, Kokkos::HostSpace> choice("choice", n);
+    for (int64_t p = 0; p < n; ++p) {  // windows, residual rows and skipped rows, mixed
+      const uint64_t u = rng() % 10;
+      choice(p) = static_cast<uint8_t>(u < 2 ? RowChoice::kWindow : u < 6 ? RowChoice::kResidual : RowChoice::kSkip);
+    }
+    Kokkos::View<int64_t*, Kokkos::HostSpace> place("place", n);
+    const auto got = rsh::impl::walk_rows(Exec(), n, choice, place);
+    int state = 0;
+    int64_t windows = 0, residual = 0;
+    for (int64_t p = 0; p < n; ++p) {
+      const auto c = static_cast<RowChoice>(choice(p));
+      int64_t want = -1;
+      if (state > 0) {
+        --state;
+      } else if (c == RowChoice::kWindow) {
+        want = 8 * windows++, state = 7;
+      } else if (c == RowChoice::kResidual) {
+        want = -2 - residual++;
+      }
+      ASSERT_EQ(place(p), want) << "row " << p;
+    }
+    EXPECT_EQ(got.first, windows);
+    EXPECT_EQ(got.second, residual);
+  }
 }
 
 // Long phases report their share done, once they have run for a second.

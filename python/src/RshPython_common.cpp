@@ -38,6 +38,7 @@ Options options_from(const OptionArgs& args) {
   options.expected_multiplies = args.expected_multiplies;
   options.expected_num_vectors = args.expected_num_vectors;
   options.report_progress = args.report_progress;
+  options.window_statistics = args.window_statistics;
   return options;
 }
 

@@ -29,6 +29,7 @@ struct OptionArgs {
   double expected_multiplies = 100;
   int expected_num_vectors = 0;  ///< 0: the model's N (128); the extension's plans are built before a multiply
   bool report_progress = false;
+  bool window_statistics = false;
 };
 Options options_from(const OptionArgs& args);
 

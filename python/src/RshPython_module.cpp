@@ -22,7 +22,9 @@ void bind_options(nb::module_& m) {
       .def_rw("expected_multiplies", &OptionArgs::expected_multiplies, "multiplies a reordering must pay over")
       .def_rw("expected_num_vectors", &OptionArgs::expected_num_vectors,
               "columns of B the partition and residual pieces are chosen for (0: 128)")
-      .def_rw("report_progress", &OptionArgs::report_progress, "print the inspector's phases");
+      .def_rw("report_progress", &OptionArgs::report_progress, "print the inspector's phases")
+      .def_rw("window_statistics", &OptionArgs::window_statistics,
+              "describe() also counts the natural 8-row windows' columns (one more pass)");
 }
 
 }  // namespace python

@@ -306,20 +306,20 @@ SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t strea
   const int extra = detail::scale_rows_as_items(f) ? f.num_scale_rows : 0;
   if (extra) d.res_num_items = d.res_num_local = f.res_num_items + extra, d.num_scale_rows = 0;
   d.scale_rows = f.scale_rows;
-  d.store.res_items = DeviceArray<detail::ResidualItem>(size_t(d.res_num_items));
+  d.store.res_items = DeviceArray<detail::ResidualItem>(size_t(d.res_num_items), stream);
   detail::residual_items_kernel<<<detail::stride_blocks(d.res_num_items), 256, 0, stream>>>(
       f.res_item_row, f.res_item_begin, f.res_item_end, f.res_item_pieces, f.res_rows, f.res_num_items, f.scale_rows,
       extra, d.store.res_items.get());
   detail::check_launch("residual_items_kernel");
   if (d.dense) {
-    d.store.dense_slot = DeviceArray<int64_t>(size_t(f.res_nnz));
+    d.store.dense_slot = DeviceArray<int64_t>(size_t(f.res_nnz), stream);
     detail::dense_slot_kernel<<<detail::stride_blocks(d.res_num_items), 256, 0, stream>>>(
         d.store.res_items.get(), d.res_num_items, f.res_cols, d.dense_layout, int(sizeof(T)), d.store.dense_slot.get());
     detail::check_launch("dense_slot_kernel");
-    d.store.dense_values = DeviceArray<T>(size_t(d.dense_layout.num_slots()));
+    d.store.dense_values = DeviceArray<T>(size_t(d.dense_layout.num_slots()), stream);
   }
   RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // tile_nnz
-  if (!d.dense) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz);
+  if (!d.dense) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz, stream);
   d.bind_values();
   update_values_device(values, stream);
 }

@@ -67,15 +67,19 @@ void* PooledBlocks::allocate(size_t bytes, cudaStream_t stream) {
   return block;
 }
 
-PooledBlocks::~PooledBlocks() {
-  if (blocks_.empty()) return;
-  // No error leaves a destructor: at exit the runtime may already be gone, and then the blocks are too.
+void stream_pool_free_when_idle(int device, void* const* blocks, size_t count) noexcept {
+  if (count == 0) return;
+  // No error leaves: at exit the runtime may already be gone, and then the blocks are too.
   int current = 0;
   if (cudaGetDevice(&current) != cudaSuccess) return;
-  if (cudaSetDevice(device_) != cudaSuccess) return;
+  if (cudaSetDevice(device) != cudaSuccess) return;
   if (cudaDeviceSynchronize() == cudaSuccess)
-    for (void* block : blocks_) cudaFreeAsync(block, nullptr);
+    for (size_t i = 0; i < count; ++i) cudaFreeAsync(blocks[i], nullptr);
   cudaSetDevice(current);
+}
+
+PooledBlocks::~PooledBlocks() {
+  stream_pool_free_when_idle(device_, blocks_.data(), blocks_.size());
 }
 
 }  // namespace cuda

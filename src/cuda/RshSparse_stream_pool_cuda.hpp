@@ -25,6 +25,11 @@ void* stream_pool_allocate(size_t bytes, cudaStream_t stream);
 /// Frees a block of stream_pool_allocate in `stream`'s order (the work queued before it may still read it).
 void stream_pool_free(void* block, cudaStream_t stream) noexcept;
 
+/// Frees `count` blocks of device `device`'s pool once that device is idle (a wait for the whole device,
+/// as cudaFree waits): for blocks that work on any stream may have read. Reports no error (at exit the
+/// runtime may be gone, and the blocks with it).
+void stream_pool_free_when_idle(int device, void* const* blocks, size_t count) noexcept;
+
 /// Returns the memory the current device's pool keeps to the device (after the blocks in use are freed).
 void stream_pool_trim();
 

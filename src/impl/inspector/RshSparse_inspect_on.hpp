@@ -65,9 +65,9 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
                                 " nonzeros: one format holds at most 2^30 (its offsets are 32-bit); a handle "
                                 "analyses a larger matrix as row panels");
   const SortedCrs<Mem> A = sorted_crs(exec, num_rows, num_cols, row_map, entries, num_values, who);
-  out.signature = pattern_signature_on(exec, num_rows, num_cols, row_map, entries);
+  out.signature = A.signature;
   phase("validate + sort", out.times.convert);
-  out.stats = stats_on(exec, A, long_window_nnz(exec, options, A.nnz));
+  out.stats = stats_on(exec, A, long_window_nnz(exec, options, A.nnz), options.window_statistics);
   phase("statistics", out.times.stats);
 
   const RowOrderOf<Mem> ordered = row_order_on(exec, A, options, value_bytes);
@@ -83,9 +83,10 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
     if (partition == Partition::kBalancedBlocks && !options.deterministic &&
         o.tuning.max_tiles_per_item > kBalancedGroupTiles)
       o.tuning.max_tiles_per_item = kBalancedGroupTiles;
+    // (DenseBlocks: every row residual. The statistics' count of non-empty rows spares that a wait.)
     const RowRoles<Mem> roles = assigns_nonzeros(partition)
                                     ? nonzero_partition_on(exec, A, order, o)
-                                    : partition_on(exec, A, order, o);  // DenseBlocks: all rows residual
+                                    : partition_on(exec, A, order, o, out.stats.num_rows - out.stats.empty_rows);
     phase("partition", out.times.partition);
     RsTilePattern<Mem> p = rstile_on(exec, A, roles, long_window_nnz(exec, options, A.nnz));
     phase("RS-Tile build", out.times.build);

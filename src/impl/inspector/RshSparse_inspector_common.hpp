@@ -87,6 +87,15 @@ typename View::non_const_value_type read_back(const ExecSpace& exec, const View&
   return x;
 }
 
+/// Two counts scanned as one int64, so that one total comes back: the first in the low 32 bits, the second
+/// in the high ones. Each total stays below 2^31 (counts of windows, items and tiles: their ids are 32-bit).
+struct PackedCounts {
+  static constexpr int64_t kHigh = int64_t(1) << 32;
+  KOKKOS_INLINE_FUNCTION static constexpr int64_t pack(int64_t low, int64_t high) { return low + high * kHigh; }
+  KOKKOS_INLINE_FUNCTION static constexpr int64_t low(int64_t packed) { return packed & (kHigh - 1); }
+  KOKKOS_INLINE_FUNCTION static constexpr int64_t high(int64_t packed) { return packed / kHigh; }
+};
+
 /// offsets(i) = sum of count(j) over j < i for i in [0, n], queued on `exec` (the total stays on the
 /// device). `offsets` has n + 1 entries; count(i) is callable on the execution space.
 template <class ExecSpace, class Offsets, class Count>
@@ -131,6 +140,7 @@ std::vector<typename View::non_const_value_type> host_copy(const ExecSpace& exec
 struct Tally {
   int64_t sum[3];
   int64_t max[2];
+  uint64_t hash;  ///< a sum modulo 2^64 (of hash terms)
 };
 
 template <class F>
@@ -141,14 +151,16 @@ struct TallyFunctor {
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
     for (int j = 0; j < 3; ++j) v.sum[j] = 0;
     for (int j = 0; j < 2; ++j) v.max[j] = INT64_MIN;
+    v.hash = 0;
   }
   KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
     for (int j = 0; j < 3; ++j) dst.sum[j] += src.sum[j];
     for (int j = 0; j < 2; ++j) dst.max[j] = dst.max[j] < src.max[j] ? src.max[j] : dst.max[j];
+    dst.hash += src.hash;
   }
 };
 
-/// parallel_reduce of f(i, Tally&) over [0, n) on `exec` (sums start at 0, maxima at INT64_MIN).
+/// parallel_reduce of f(i, Tally&) over [0, n) on `exec` (sums and the hash start at 0, maxima at INT64_MIN).
 template <class ExecSpace, class F>
 Tally tally(const ExecSpace& exec, const char* label, int64_t n, const F& f) {
   Tally out;

@@ -64,12 +64,17 @@ View1<T, typename ExecSpace::memory_space> uninitialized_view(const ExecSpace& e
   return View1<T, Mem>(Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, std::string(label)), n);
 }
 
+/// v zeroed on exec (asynchronously). An empty view is left alone: Kokkos fences to fill one.
+template <class V, class ExecSpace>
+V zero_on(const ExecSpace& exec, V v) {
+  if (v.extent(0) > 0) Kokkos::deep_copy(exec, v, typename V::non_const_value_type());
+  return v;
+}
+
 /// The same, zeroed on exec (asynchronously).
 template <class T, class ExecSpace>
 View1<T, typename ExecSpace::memory_space> zeroed_view(const ExecSpace& exec, const char* label, int64_t n) {
-  const auto v = uninitialized_view<T>(exec, label, n);
-  Kokkos::deep_copy(exec, v, T());
-  return v;
+  return zero_on(exec, uninitialized_view<T>(exec, label, n));
 }
 
 /// Within its scope, on Kokkos::Cuda, the views an inspection allocates (uninitialized_view, zeroed_view;
@@ -206,9 +211,7 @@ View1<T, typename ExecSpace::memory_space> scratch_view(const ExecSpace& exec, c
 /// The same, zeroed on exec (asynchronously).
 template <class T, class ExecSpace>
 View1<T, typename ExecSpace::memory_space> scratch_zeros(const ExecSpace& exec, const char* label, int64_t n) {
-  const auto v = scratch_view<T>(exec, label, n);
-  Kokkos::deep_copy(exec, v, T());
-  return v;
+  return zero_on(exec, scratch_view<T>(exec, label, n));
 }
 
 }  // namespace impl

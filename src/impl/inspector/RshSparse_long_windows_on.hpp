@@ -1,14 +1,18 @@
 #pragma once
-// The distinct columns of long row windows, computed an entry a thread.
-// One thread merging a window's 8 sorted rows (merge_window_columns) is
-// linear in the window's nonzeros, and on power-law graphs a few windows of
-// hub rows hold a large share of all nonzeros: their merge would be the
-// whole inspection's critical path. Windows holding more than
-// long_window_nnz nonzeros are done here instead, every stored entry on its
-// own thread: an entry owns its column when no earlier row of the window
-// and no earlier position of its row holds it, and a column's rank among the
-// window's distinct columns is the number of owners of smaller columns,
-// read off a scan of the owner flags by a binary search in each row.
+// The distinct columns of long row windows, ranked in parallel. One thread
+// merging a window's 8 sorted rows (merge_window_columns) is linear in the
+// window's nonzeros, and on power-law graphs a few windows of hub rows hold a
+// large share of all nonzeros: their merge would be the whole inspection's
+// critical path. Windows holding more than long_window_nnz nonzeros are done
+// here instead, in one of two ways:
+// - a window whose columns span few enough (kBitmapRankColumns) is ranked by
+//   one team: each entry sets its column's bit in a bitmap of the span in
+//   team scratch, and a scan of the words' counts ranks the columns;
+// - any other is ranked every stored entry on its own thread: an entry owns
+//   its column when no earlier row of the window and no earlier position of
+//   its row holds it, and a column's rank among the window's distinct columns
+//   is the number of owners of smaller columns, read off a scan of the owner
+//   flags by a binary search in each row.
 #include <cstdint>
 #include <type_traits>
 
@@ -76,6 +80,38 @@ KOKKOS_INLINE_FUNCTION int64_t lower_bound(const Entries& entries, int64_t lo, i
   return lo;
 }
 
+/// A long window whose columns span at most this many and which holds at most kBitmapRankMaxNnz nonzeros
+/// is ranked by one team over a bitmap of its span (two words of team scratch per 32 columns): that reads
+/// each entry twice where the search reads a few per row of the window. A wider span would cost the team
+/// more words to clear and scan than the window has entries, and a longer window would make one team the
+/// pass's critical path, so those are searched.
+constexpr int kBitmapRankColumns = 1 << 16;
+constexpr int64_t kBitmapRankMaxNnz = int64_t(1) << 15;
+
+/// The columns a window's rows span (its first and last column over its rows) and its nonzeros.
+struct WindowSpan {
+  int first, last;
+  int64_t nnz;
+  KOKKOS_INLINE_FUNCTION bool bitmap_ranked() const {
+    return nnz <= kBitmapRankMaxNnz && int64_t(last) - first < kBitmapRankColumns;
+  }
+  KOKKOS_INLINE_FUNCTION int words() const { return (last - first) / 32 + 1; }
+};
+
+template <class RowMap, class Entries>
+KOKKOS_INLINE_FUNCTION WindowSpan window_span(const RowMap& row_map, const Entries& entries, const int* rows) {
+  WindowSpan s{INT_MAX, -1, 0};
+  for (int i = 0; i < 8; ++i) {
+    if (rows[i] < 0) continue;
+    const int64_t begin = row_map(rows[i]), end = row_map(rows[i] + 1);
+    if (begin == end) continue;
+    s.nnz += end - begin;
+    if (entries(begin) < s.first) s.first = entries(begin);
+    if (entries(end - 1) > s.last) s.last = entries(end - 1);
+  }
+  return s;
+}
+
 /// The long windows of a window list and, for each of their stored entries (the window's rows' entries
 /// one row after the other: its "elements"), the rank of its column among the window's distinct columns.
 template <class MemorySpace>
@@ -83,14 +119,12 @@ struct LongWindows {
   int64_t longer_than = INT64_MAX;     ///< the windows of more nonzeros than this are long
   View1<int64_t, MemorySpace> window;  ///< the long windows' ids, increasing
   View1<int64_t, MemorySpace> offset;  ///< first element of each long window; one past the last at the end
-  View1<int64_t, MemorySpace> owners;  ///< owner elements before each element (exclusive scan), one past at the end
-  View1<int, MemorySpace> rank;        ///< per element: its column's rank in its window
+  View1<int, MemorySpace> distinct;    ///< per long window: its distinct columns
+  /// Per element: its column's rank in its window. At least as long as the elements, which end at
+  /// offset(count()) (exactly as long where some window is searched).
+  View1<int, MemorySpace> rank;
   KOKKOS_INLINE_FUNCTION int64_t count() const { return static_cast<int64_t>(window.extent(0)); }
-  KOKKOS_INLINE_FUNCTION int64_t elements() const { return static_cast<int64_t>(rank.extent(0)); }
-  /// Distinct columns of long window l.
-  KOKKOS_INLINE_FUNCTION int distinct(int64_t l) const {
-    return static_cast<int>(owners(offset(l + 1)) - owners(offset(l)));
-  }
+  KOKKOS_INLINE_FUNCTION int64_t element_bound() const { return static_cast<int64_t>(rank.extent(0)); }
 };
 
 /// Where element e lies: its long window l, its row slot i in the window and its position k in A.
@@ -118,7 +152,117 @@ KOKKOS_INLINE_FUNCTION ElementAt element_at(const LongWindows<MemorySpace>& lw, 
     if (within < len) return {lo, row_map(rows[i]) + within, i};
     within -= len;
   }
-  return {lo, -1, -1};  // unreachable for e < elements()
+  return {lo, -1, -1};  // unreachable for e < offset(count())
+}
+
+/// Ranks the columns of the long windows of `lw` that window_span calls bitmap_ranked: a team a window.
+template <class ExecSpace, class Windows>
+void bitmap_ranks_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
+                     const Windows& windows, const LongWindows<typename ExecSpace::memory_space>& lw) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::Experimental::WorkItemProperty::HintLightWeight_t>;
+  using Member = typename Policy::member_type;
+  using Words = Kokkos::View<unsigned*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  constexpr int kWords = kBitmapRankColumns / 32;
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  const auto window = lw.window;
+  const auto offset = lw.offset;
+  const auto distinct = lw.distinct;
+  const auto rank = lw.rank;
+  Kokkos::parallel_for(
+      "rsh::inspect::bitmap_ranks",
+      Policy(exec, lw.count(), Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(2 * Words::shmem_size(kWords))),
+      KOKKOS_LAMBDA(const Member& team) {
+        const int64_t l = team.league_rank();
+        int rows[8];
+        windows(window(l), rows);
+        const WindowSpan span = window_span(row_map, entries, rows);
+        if (!span.bitmap_ranked()) return;
+        const Words bits(team.team_scratch(0), kWords), before(team.team_scratch(0), kWords);
+        const int words = span.words();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, words), [&](const int i) { bits(i) = 0; });
+        team.team_barrier();
+        for (int i = 0; i < 8; ++i) {
+          if (rows[i] < 0) continue;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_map(rows[i]), row_map(rows[i] + 1)),
+                               [&](const int64_t k) {
+                                 const int c = entries(k) - span.first;
+                                 Kokkos::atomic_fetch_or(&bits(c / 32), 1u << (c % 32));
+                               });
+        }
+        team.team_barrier();
+        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, words), [&](const int i, int& sum, const bool last) {
+          if (last) before(i) = static_cast<unsigned>(sum);
+          sum += popcount64(bits(i));
+        });
+        team.team_barrier();
+        int64_t e = offset(l);
+        for (int i = 0; i < 8; ++i) {
+          if (rows[i] < 0) continue;
+          const int64_t begin = row_map(rows[i]), end = row_map(rows[i] + 1);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, begin, end), [&](const int64_t k) {
+            const int c = entries(k) - span.first;
+            const unsigned below = bits(c / 32) & ((1u << (c % 32)) - 1u);
+            rank(e + (k - begin)) = static_cast<int>(before(c / 32)) + popcount64(below);
+          });
+          e += end - begin;
+        }
+        Kokkos::single(Kokkos::PerTeam(team),
+                       [&]() { distinct(l) = static_cast<int>(before(words - 1)) + popcount64(bits(words - 1)); });
+      });
+}
+
+/// Ranks the columns of the long windows of `lw` that window_span does not call bitmap_ranked, an element
+/// a thread (`searched` of them; the others' elements are skipped).
+template <class ExecSpace, class Windows>
+void searched_ranks_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
+                       const Windows& windows, const LongWindows<typename ExecSpace::memory_space>& lw) {
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  const LongWindows<typename ExecSpace::memory_space> c = lw;
+  const int64_t E = lw.element_bound();  // (the elements: long_windows_on reads their count back for this)
+  const auto owners = scratch_view<int64_t>(exec, "rsh::long_windows::owners", E + 1);
+  // An element owns its column if it is the column's first position in its row and no earlier row holds it.
+  Kokkos::parallel_for(
+      "rsh::inspect::long_window_owners", Range64<ExecSpace>(exec, 0, E), KOKKOS_LAMBDA(const int64_t e) {
+        int rows[8];
+        const ElementAt at = element_at(c, row_map, windows, e, rows);
+        bool owner = !window_span(row_map, entries, rows).bitmap_ranked();
+        const int col = entries(at.k);
+        owner = owner && (at.k == row_map(rows[at.i]) || entries(at.k - 1) != col);
+        for (int j = 0; j < at.i && owner; ++j) {
+          if (rows[j] < 0) continue;
+          const int64_t q = lower_bound(entries, row_map(rows[j]), row_map(rows[j] + 1), col);
+          owner = !(q < row_map(rows[j] + 1) && entries(q) == col);
+        }
+        owners(e) = owner;
+      });
+  scan_offsets(
+      exec, "rsh::inspect::long_window_owner_scan", E, owners, KOKKOS_LAMBDA(const int64_t e) { return owners(e); });
+  // A column's rank: the owners of smaller columns, row by row (each row's owners are a contiguous range).
+  Kokkos::parallel_for(
+      "rsh::inspect::long_window_ranks", Range64<ExecSpace>(exec, 0, E), KOKKOS_LAMBDA(const int64_t e) {
+        int rows[8];
+        const ElementAt at = element_at(c, row_map, windows, e, rows);
+        if (window_span(row_map, entries, rows).bitmap_ranked()) return;
+        const int col = entries(at.k);
+        int64_t base = c.offset(at.l), smaller = 0;
+        for (int j = 0; j < 8; ++j) {
+          if (rows[j] < 0) continue;
+          const int64_t begin = row_map(rows[j]), end = row_map(rows[j] + 1);
+          const int64_t q = lower_bound(entries, begin, end, col);
+          smaller += owners(base + (q - begin)) - owners(base);
+          base += end - begin;
+        }
+        c.rank(e) = static_cast<int>(smaller);
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::long_window_distinct", Range64<ExecSpace>(exec, 0, lw.count()), KOKKOS_LAMBDA(const int64_t l) {
+        int rows[8];
+        windows(c.window(l), rows);
+        if (!window_span(row_map, entries, rows).bitmap_ranked())
+          c.distinct(l) = static_cast<int>(owners(c.offset(l + 1)) - owners(c.offset(l)));
+      });
 }
 
 /// Finds the long windows (more than `longer_than` nonzeros) among windows 0 .. num_windows - 1 of sorted A
@@ -135,70 +279,42 @@ LongWindows<typename ExecSpace::memory_space> long_windows_on(const ExecSpace& e
   const auto entries = A.entries;
   if (num_windows == 0) {
     lw.offset = scratch_zeros<int64_t>(exec, "rsh::long_windows::offset", 1);
-    lw.owners = scratch_zeros<int64_t>(exec, "rsh::long_windows::owners", 1);
     return lw;
   }
   const auto slot = scratch_view<int64_t>(exec, "rsh::long_windows::slot", num_windows + 1);
-  const int64_t L = exclusive_scan(
+  const int64_t packed = exclusive_scan(
       exec, "rsh::inspect::long_windows", num_windows, slot, KOKKOS_LAMBDA(const int64_t w) {
         int rows[8];
         windows(w, rows);
-        return int64_t(window_nnz(row_map, rows) > longer_than);
+        const WindowSpan span = window_span(row_map, entries, rows);
+        // Long windows before each window (low half) and those of them searched (high half).
+        return span.nnz <= longer_than ? int64_t(0) : PackedCounts::pack(1, span.bitmap_ranked() ? 0 : 1);
       });
+  const int64_t L = PackedCounts::low(packed), searched = PackedCounts::high(packed);
   lw.window = scratch_view<int64_t>(exec, "rsh::long_windows::window", L);
   lw.offset = scratch_view<int64_t>(exec, "rsh::long_windows::offset", L + 1);
+  lw.distinct = scratch_view<int>(exec, "rsh::long_windows::distinct", L);
   const auto window = lw.window;
   Kokkos::parallel_for(
       "rsh::inspect::list_long_windows", Range64<ExecSpace>(exec, 0, num_windows), KOKKOS_LAMBDA(const int64_t w) {
-        if (slot(w + 1) != slot(w)) window(slot(w)) = w;
+        if (slot(w + 1) != slot(w)) window(PackedCounts::low(slot(w))) = w;
       });
-  const int64_t E = exclusive_scan(
-      exec, "rsh::inspect::long_window_offsets", L, lw.offset, KOKKOS_LAMBDA(const int64_t l) {
-        int rows[8];
-        windows(window(l), rows);
-        return window_nnz(row_map, rows);
-      });
-  lw.owners = scratch_view<int64_t>(exec, "rsh::long_windows::owners", E + 1);
+  auto window_elements = KOKKOS_LAMBDA(const int64_t l) {
+    int rows[8];
+    windows(window(l), rows);
+    return window_nnz(row_map, rows);
+  };
+  // The elements' count comes back only where the search needs it on the host; the bitmap's teams need
+  // none, and the ranks then take A's nonzeros as a bound.
+  int64_t E = L > 0 ? A.nnz : 0;
+  if (searched > 0)
+    E = exclusive_scan(exec, "rsh::inspect::long_window_offsets", L, lw.offset, window_elements);
+  else
+    scan_offsets(exec, "rsh::inspect::long_window_offsets", L, lw.offset, window_elements);
   lw.rank = scratch_view<int>(exec, "rsh::long_windows::rank", E);
-  if (L == 0) {
-    Kokkos::deep_copy(exec, lw.owners, int64_t(0));
-    return lw;
-  }
-  const LongWindows<Mem> c = lw;
-  const auto owners = lw.owners;
-  const auto rank = lw.rank;
-  // An element owns its column if it is the column's first position in its row and no earlier row holds it.
-  Kokkos::parallel_for(
-      "rsh::inspect::long_window_owners", Range64<ExecSpace>(exec, 0, E), KOKKOS_LAMBDA(const int64_t e) {
-        int rows[8];
-        const ElementAt at = element_at(c, row_map, windows, e, rows);
-        const int col = entries(at.k);
-        bool owner = at.k == row_map(rows[at.i]) || entries(at.k - 1) != col;
-        for (int j = 0; j < at.i && owner; ++j) {
-          if (rows[j] < 0) continue;
-          const int64_t q = lower_bound(entries, row_map(rows[j]), row_map(rows[j] + 1), col);
-          owner = !(q < row_map(rows[j] + 1) && entries(q) == col);
-        }
-        owners(e) = owner;
-      });
-  exclusive_scan(
-      exec, "rsh::inspect::long_window_owner_scan", E, owners, KOKKOS_LAMBDA(const int64_t e) { return owners(e); });
-  // A column's rank: the owners of smaller columns, row by row (each row's owners are a contiguous range).
-  Kokkos::parallel_for(
-      "rsh::inspect::long_window_ranks", Range64<ExecSpace>(exec, 0, E), KOKKOS_LAMBDA(const int64_t e) {
-        int rows[8];
-        const ElementAt at = element_at(c, row_map, windows, e, rows);
-        const int col = entries(at.k);
-        int64_t base = c.offset(at.l), smaller = 0;
-        for (int j = 0; j < 8; ++j) {
-          if (rows[j] < 0) continue;
-          const int64_t begin = row_map(rows[j]), end = row_map(rows[j] + 1);
-          const int64_t q = lower_bound(entries, begin, end, col);
-          smaller += owners(base + (q - begin)) - owners(base);
-          base += end - begin;
-        }
-        rank(e) = static_cast<int>(smaller);
-      });
+  if (L == 0) return lw;
+  if (searched < L) bitmap_ranks_on(exec, A, windows, lw);
+  if (searched > 0) searched_ranks_on(exec, A, windows, lw);
   return lw;
 }
 
@@ -268,7 +384,8 @@ void for_each_window_entry(const ExecSpace& exec, const char* label,
       });
   const LongWindows<typename ExecSpace::memory_space> lw = ranks.lw;
   Kokkos::parallel_for(
-      label, Range64<ExecSpace>(exec, 0, lw.elements()), KOKKOS_LAMBDA(const int64_t e) {
+      label, Range64<ExecSpace>(exec, 0, lw.element_bound()), KOKKOS_LAMBDA(const int64_t e) {
+        if (e >= lw.offset(lw.count())) return;
         int rows[8];
         const ElementAt at = element_at(lw, row_map, windows, e, rows);
         const bool first = at.k == row_map(rows[at.i]) || entries(at.k - 1) != entries(at.k);

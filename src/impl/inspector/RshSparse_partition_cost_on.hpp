@@ -19,9 +19,10 @@ namespace impl {
 constexpr int kMaxCostPieces = 4;
 
 /// Per piece length: CudaCoreOnly's work items, its longest item's nonzeros, and whether a row is cut into
-/// pieces that add with atomics.
+/// pieces that add with atomics; and the nonzeros.
 struct PieceTally {
   int64_t items[kMaxCostPieces], longest[kMaxCostPieces], split[kMaxCostPieces];
+  int64_t nnz;
 };
 
 template <class RowMap>
@@ -32,6 +33,7 @@ struct PieceTallyFunctor {
   int count, max_len;
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t r, value_type& t) const {
     const int64_t len = static_cast<int64_t>(row_map(r + 1)) - static_cast<int64_t>(row_map(r));
+    t.nnz += len;
     for (int j = 0; j < count; ++j) {
       const ResidualCut cut = residual_cut(len, piece_nnz[j], max_len);
       if (cut.pieces == 0) continue;  // empty row
@@ -43,6 +45,7 @@ struct PieceTallyFunctor {
   }
   KOKKOS_INLINE_FUNCTION void init(value_type& t) const {
     for (int j = 0; j < kMaxCostPieces; ++j) t.items[j] = 0, t.longest[j] = 0, t.split[j] = 0;
+    t.nnz = 0;
   }
   KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
     for (int j = 0; j < kMaxCostPieces; ++j) {
@@ -50,6 +53,7 @@ struct PieceTallyFunctor {
       dst.longest[j] = dst.longest[j] < src.longest[j] ? src.longest[j] : dst.longest[j];
       dst.split[j] = dst.split[j] | src.split[j];
     }
+    dst.nnz += src.nnz;
   }
 };
 
@@ -63,11 +67,10 @@ std::vector<CudaCoreCost> cuda_core_costs_on(const ExecSpace& exec, const RowMap
   for (int j = 0; j < count; ++j) f.piece_nnz[j] = piece_nnz[j];
   PieceTally t;
   Kokkos::parallel_reduce("rsh::inspect::cuda_core_cost", Range64<ExecSpace>(exec, 0, num_rows), f, t);
-  const int64_t nnz = num_rows ? static_cast<int64_t>(read_back(exec, row_map, num_rows)) : 0;
   std::vector<CudaCoreCost> costs(static_cast<size_t>(count));
   for (int j = 0; j < count; ++j) {
     CudaCoreCost& c = costs[static_cast<size_t>(j)];
-    c.piece_nnz = piece_nnz[j], c.nnz = nnz, c.items = t.items[j], c.longest = t.longest[j];
+    c.piece_nnz = piece_nnz[j], c.nnz = t.nnz, c.items = t.items[j], c.longest = t.longest[j];
     c.split = t.split[j] != 0;
   }
   return costs;
@@ -156,10 +159,21 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
       KOKKOS_LAMBDA(const int64_t w) { return int64_t(window_tile_offset(w)); });
   const TcItems<Mem> tc =
       tc_items_on(exec, window_tile_offset, W, options.tuning.max_tiles_per_item, View1<uint8_t, Mem>());
+  // The Tensor-Core term (cta_max_tiles_on) and the residual's nonzeros (residual_nnz_on) in one pass.
+  const int64_t items = static_cast<int64_t>(tc.window.extent(0)), ctas = tc_ctas(items);
+  const int64_t R = static_cast<int64_t>(roles.res_rows.extent(0));
+  const auto row_map = A.row_map;
+  const auto res_rows = roles.res_rows;
+  const auto item_begin = tc.begin, item_end = tc.end;
+  const Tally terms = tally(
+      exec, "rsh::inspect::counted_terms", ctas > R ? ctas : R, KOKKOS_LAMBDA(const int64_t i, Tally& t) {
+        if (i < ctas) t.sum[0] += cta_longest_item(i, items, item_begin, item_end);
+        if (i < R) t.sum[1] += row_map(res_rows(i) + 1) - row_map(res_rows(i));
+      });
   PartitionCost c;
-  c.cta_max_tiles = cta_max_tiles_on(exec, static_cast<int64_t>(tc.window.extent(0)), tc.begin, tc.end);
+  c.cta_max_tiles = terms.sum[0];
   c.windows = W;
-  c.residual_nnz = residual_nnz_on(exec, A, roles);
+  c.residual_nnz = terms.sum[1];
   add_pattern_free_terms_on(exec, A.num_rows, A.num_cols, A.row_map, options, arith, c);
   return c;
 }

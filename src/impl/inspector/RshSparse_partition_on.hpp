@@ -32,9 +32,33 @@ enum class RowChoice : uint8_t { kSkip, kResidual, kWindow };
 /// The walk over one span of rows from every state it may enter in (rows of the current window still to
 /// come): the state it leaves in, and the windows it opens and residual rows it takes.
 struct WalkSpan {
-  uint8_t exit[8];
+  uint64_t exits;  ///< byte s: the state it leaves in from state s (one load, whatever the state)
   int windows[8], residual[8];
+  KOKKOS_INLINE_FUNCTION int exit(int s) const { return static_cast<int>((exits >> (8 * s)) & 0xffu); }
 };
+
+/// Walks spans first .. last - 1 of `span_map` from the 8 entry states side by side: the states' chains
+/// wait on one load a span (each span's exits are one word), not on one load a span and state.
+template <class Spans>
+KOKKOS_INLINE_FUNCTION WalkSpan compose_spans(const Spans& span_map, int64_t first, int64_t last) {
+  int state[8], w[8] = {}, r[8] = {};
+  for (int s = 0; s < 8; ++s) state[s] = s;
+  for (int64_t sp = first; sp < last; ++sp) {
+    const WalkSpan& m = span_map(sp);
+    const uint64_t exits = m.exits;
+    for (int s = 0; s < 8; ++s) {
+      w[s] += m.windows[state[s]], r[s] += m.residual[state[s]];
+      state[s] = static_cast<int>((exits >> (8 * state[s])) & 0xffu);
+    }
+  }
+  WalkSpan out;
+  out.exits = 0;
+  for (int s = 0; s < 8; ++s) {
+    out.exits |= uint64_t(state[s]) << (8 * s);
+    out.windows[s] = w[s], out.residual[s] = r[s];
+  }
+  return out;
+}
 
 /// One row of the walk: inside a window (state > 0) it only counts down; at state 0 it opens a window
 /// (state 7 after it) or is taken by the residual or skipped.
@@ -45,16 +69,25 @@ KOKKOS_INLINE_FUNCTION int walk_step(int state, RowChoice c, int& windows, int& 
   return c == RowChoice::kWindow ? 7 : 0;
 }
 
+/// Rows (and spans) a thread of walk_rows walks in sequence: the least power of two from 16 whose cube
+/// reaches n. Each of its five passes is a chain of dependent steps on one thread, as long as a span, a
+/// group or the groups, so the three are kept alike.
+inline int64_t walk_span(int64_t n) {
+  int64_t span = 16;
+  while (span * span * span < n) span *= 2;
+  return span;
+}
+
 /// The walk over rows [0, n) in parallel. Kokkos' scans may combine values out of order (its CUDA scan
 /// accumulates strided elements first), so the spans' maps, which do not commute, are composed here in
-/// order: spans of kSpan rows, groups of kSpan spans, and the groups on one thread; then each group and
-/// each span is walked again from its known entry state. Returns (windows, residual rows); place(p) =
-/// 8 * window for a row opening a window, -2 - index for a residual row, else -1.
+/// order: spans of walk_span(n) rows, groups of as many spans, and the groups on one thread; then each
+/// group and each span is walked again from its known entry state. Returns (windows, residual rows);
+/// place(p) = 8 * window for a row opening a window, -2 - index for a residual row, else -1.
 template <class ExecSpace, class Choices, class Place>
 Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const Choices& choice, const Place& place) {
   using Mem = typename ExecSpace::memory_space;
-  constexpr int64_t kSpan = 256;
-  const int64_t spans = (n + kSpan - 1) / kSpan, groups = (spans + kSpan - 1) / kSpan;
+  const int64_t span_rows = walk_span(n);  // rows a span, spans a group
+  const int64_t spans = (n + span_rows - 1) / span_rows, groups = (spans + span_rows - 1) / span_rows;
   const auto span_map = scratch_view<WalkSpan>(exec, "rsh::walk::spans", spans);
   const auto group_map = scratch_view<WalkSpan>(exec, "rsh::walk::groups", groups);
   // Entry state, windows and residual rows before, of every span (and of every group).
@@ -64,30 +97,26 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
   Kokkos::parallel_for(
       "rsh::inspect::walk_spans", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
         // The 8 entry states walk side by side: each row's choice is read once, and the 8 walks are
-        // independent chains rather than one 8 times as long.
+        // independent chains rather than one 8 times as long. Choices are read 8 at a time, so that their
+        // loads are in flight together.
         int state[8], w[8], r[8];
         for (int s = 0; s < 8; ++s) state[s] = s, w[s] = 0, r[s] = 0;
-        for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p) {
-          const RowChoice c = static_cast<RowChoice>(choice(p));
-          for (int s = 0; s < 8; ++s) state[s] = walk_step(state[s], c, w[s], r[s]);
+        const int64_t end = n < (sp + 1) * span_rows ? n : (sp + 1) * span_rows;
+        for (int64_t p = sp * span_rows; p < end; p += 8) {
+          RowChoice c[8];
+          for (int j = 0; j < 8; ++j) c[j] = p + j < end ? static_cast<RowChoice>(choice(p + j)) : RowChoice::kSkip;
+          for (int j = 0; j < 8 && p + j < end; ++j)
+            for (int s = 0; s < 8; ++s) state[s] = walk_step(state[s], c[j], w[s], r[s]);
         }
         WalkSpan m;
-        for (int s = 0; s < 8; ++s)
-          m.exit[s] = static_cast<uint8_t>(state[s]), m.windows[s] = w[s], m.residual[s] = r[s];
+        m.exits = 0;
+        for (int s = 0; s < 8; ++s) m.exits |= uint64_t(state[s]) << (8 * s), m.windows[s] = w[s], m.residual[s] = r[s];
         span_map(sp) = m;
       });
   Kokkos::parallel_for(
       "rsh::inspect::walk_groups", Range64<ExecSpace>(exec, 0, groups), KOKKOS_LAMBDA(const int64_t g) {
-        WalkSpan m;
-        for (int s = 0; s < 8; ++s) {
-          int state = s, w = 0, r = 0;
-          for (int64_t sp = g * kSpan; sp < spans && sp < (g + 1) * kSpan; ++sp) {
-            w += span_map(sp).windows[state], r += span_map(sp).residual[state];
-            state = span_map(sp).exit[state];
-          }
-          m.exit[s] = static_cast<uint8_t>(state), m.windows[s] = w, m.residual[s] = r;
-        }
-        group_map(g) = m;
+        group_map(g) =
+            compose_spans(span_map, g * span_rows, spans < (g + 1) * span_rows ? spans : (g + 1) * span_rows);
       });
   Kokkos::parallel_for(
       "rsh::inspect::walk_top", Range64<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(const int64_t) {
@@ -96,7 +125,7 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
         for (int64_t g = 0; g < groups; ++g) {
           group_entry(3 * g) = state, group_entry(3 * g + 1) = w, group_entry(3 * g + 2) = r;
           w += group_map(g).windows[state], r += group_map(g).residual[state];
-          state = group_map(g).exit[state];
+          state = group_map(g).exit(state);
         }
         totals(0) = w, totals(1) = r;
       });
@@ -104,23 +133,27 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
       "rsh::inspect::walk_group_spans", Range64<ExecSpace>(exec, 0, groups), KOKKOS_LAMBDA(const int64_t g) {
         int state = static_cast<int>(group_entry(3 * g));
         int64_t w = group_entry(3 * g + 1), r = group_entry(3 * g + 2);
-        for (int64_t sp = g * kSpan; sp < spans && sp < (g + 1) * kSpan; ++sp) {
+        for (int64_t sp = g * span_rows; sp < spans && sp < (g + 1) * span_rows; ++sp) {
           span_entry(3 * sp) = state, span_entry(3 * sp + 1) = w, span_entry(3 * sp + 2) = r;
           w += span_map(sp).windows[state], r += span_map(sp).residual[state];
-          state = span_map(sp).exit[state];
+          state = span_map(sp).exit(state);
         }
       });
   Kokkos::parallel_for(
       "rsh::inspect::walk_places", Range64<ExecSpace>(exec, 0, spans), KOKKOS_LAMBDA(const int64_t sp) {
         int state = static_cast<int>(span_entry(3 * sp));
         int w = static_cast<int>(span_entry(3 * sp + 1)), r = static_cast<int>(span_entry(3 * sp + 2));
-        for (int64_t p = sp * kSpan; p < n && p < (sp + 1) * kSpan; ++p) {
-          const RowChoice c = static_cast<RowChoice>(choice(p));
-          place(p) = state > 0                   ? -1
-                     : c == RowChoice::kWindow   ? 8 * int64_t(w)
-                     : c == RowChoice::kResidual ? -2 - int64_t(r)
-                                                 : -1;
-          state = walk_step(state, c, w, r);
+        const int64_t end = n < (sp + 1) * span_rows ? n : (sp + 1) * span_rows;
+        for (int64_t p = sp * span_rows; p < end; p += 8) {
+          RowChoice c[8];  // (read 8 at a time, as in walk_spans)
+          for (int j = 0; j < 8; ++j) c[j] = p + j < end ? static_cast<RowChoice>(choice(p + j)) : RowChoice::kSkip;
+          for (int j = 0; j < 8 && p + j < end; ++j) {
+            place(p + j) = state > 0                      ? -1
+                           : c[j] == RowChoice::kWindow   ? 8 * int64_t(w)
+                           : c[j] == RowChoice::kResidual ? -2 - int64_t(r)
+                                                          : -1;
+            state = walk_step(state, c[j], w, r);
+          }
         }
       });
   const auto t = host_copy(exec, totals);
@@ -131,11 +164,12 @@ Kokkos::pair<int64_t, int64_t> walk_rows(const ExecSpace& exec, int64_t n, const
 /// Empty rows never start a window and never enter the residual. Partition::kAuto partitions as
 /// kRowStructured; the partitions by nonzero (Libra, BalancedBlocks: nonzero_partition_on) as
 /// kTensorCoreOnly, every non-empty row in a window (the reordering's cost model sees them so).
+/// `nonempty_rows`, where the caller knows it (MatrixStats), spares the all-residual partitions a wait.
 template <class ExecSpace>
 RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
                                                         const SortedCrs<typename ExecSpace::memory_space>& A,
                                                         const View1<const int, typename ExecSpace::memory_space>& order,
-                                                        const Options& options) {
+                                                        const Options& options, int64_t nonempty_rows = -1) {
   using Mem = typename ExecSpace::memory_space;
   const int64_t n = A.num_rows;
   const auto row_map = A.row_map;
@@ -149,11 +183,15 @@ RowRoles<typename ExecSpace::memory_space> partition_on(const ExecSpace& exec,
   const int tau_nnz = options.tuning.tau_nnz, tau_inc = options.tuning.tau_inc;
   if (!tiles) {  // every non-empty row to the residual, in visiting order: the walk below reduced to a scan
     const auto at = scratch_view<int64_t>(exec, "rsh::partition::residual_at", n + 1);
-    const int64_t R = exclusive_scan(
-        exec, "rsh::inspect::residual_rows", n, at, KOKKOS_LAMBDA(const int64_t p) {
-          const int r = row_at(p);
-          return int64_t(row_map(r + 1) > row_map(r));
-        });
+    auto nonempty = KOKKOS_LAMBDA(const int64_t p) {
+      const int r = row_at(p);
+      return int64_t(row_map(r + 1) > row_map(r));
+    };
+    int64_t R = nonempty_rows;
+    if (R >= 0)
+      scan_offsets(exec, "rsh::inspect::residual_rows", n, at, nonempty);
+    else
+      R = exclusive_scan(exec, "rsh::inspect::residual_rows", n, at, nonempty);
     RowRoles<Mem> out;
     out.window_rows = uninitialized_view<int>(exec, "rsh::window_rows", 0);
     out.res_rows = uninitialized_view<int>(exec, "rsh::res_rows", R);

@@ -60,30 +60,31 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
   auto pieces_of = KOKKOS_LAMBDA(const int64_t w) {
     return window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w));
   };
-  const auto whole_at = scratch_zeros<int64_t>(exec, "rsh::schedule::whole_at", W + 1);
-  const auto piece_at = scratch_zeros<int64_t>(exec, "rsh::schedule::piece_at", W + 1);
-  const int64_t whole = exclusive_scan(
-      exec, "rsh::inspect::whole_windows", W, whole_at,
-      KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w) == 0); });
-  const int64_t pieces = exclusive_scan(
-      exec, "rsh::inspect::window_pieces", W, piece_at,
-      KOKKOS_LAMBDA(const int64_t w) { return int64_t(pieces_of(w)); });
+  // Whole windows before each window (low half) and pieces (high half): one scan, one total back.
+  const auto item_at = scratch_view<int64_t>(exec, "rsh::schedule::item_at", W + 1);
+  const int64_t packed = exclusive_scan(
+      exec, "rsh::inspect::window_items", W, item_at, KOKKOS_LAMBDA(const int64_t w) {
+        const int n = pieces_of(w);
+        return n == 0 ? PackedCounts::pack(1, 0) : PackedCounts::pack(0, n);
+      });
+  const int64_t whole = PackedCounts::low(packed), pieces = PackedCounts::high(packed);
   TcItems<Mem> out;
   out.whole = whole;
-  out.window = zeroed_view<int>(exec, "rsh::tc_item_window", whole + pieces);
-  out.begin = zeroed_view<int>(exec, "rsh::tc_item_tile_begin", whole + pieces);
-  out.end = zeroed_view<int>(exec, "rsh::tc_item_tile_end", whole + pieces);
+  // Every item is written below: whole windows [0, whole), pieces after.
+  out.window = uninitialized_view<int>(exec, "rsh::tc_item_window", whole + pieces);
+  out.begin = uninitialized_view<int>(exec, "rsh::tc_item_tile_begin", whole + pieces);
+  out.end = uninitialized_view<int>(exec, "rsh::tc_item_tile_end", whole + pieces);
   const auto item_window = out.window, item_begin = out.begin, item_end = out.end;
   Kokkos::parallel_for(
       "rsh::inspect::tc_items", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
         const int b = window_tile_offset(w), e = window_tile_offset(w + 1), n = pieces_of(w);
         if (n == 0) {
-          const int64_t i = whole_at(w);
+          const int64_t i = PackedCounts::low(item_at(w));
           item_window(i) = static_cast<int>(w), item_begin(i) = b, item_end(i) = e;
           return;
         }
         for (int j = 0; j < n; ++j) {
-          const int64_t i = whole + piece_at(w) + j;
+          const int64_t i = whole + PackedCounts::high(item_at(w)) + j;
           item_window(i) = static_cast<int>(w);
           piece_of(b, e, j, n, item_begin(i), item_end(i));
         }
@@ -91,18 +92,27 @@ TcItems<typename ExecSpace::memory_space> tc_items_on(
   return out;
 }
 
+/// CTAs of kWindowsPerCta consecutive items over `items` Tensor-Core items.
+inline int64_t tc_ctas(int64_t items) {
+  return (items + kWindowsPerCta - 1) / kWindowsPerCta;
+}
+
+/// The tiles of the longest of CTA `cta`'s items.
+template <class Ints>
+KOKKOS_INLINE_FUNCTION int cta_longest_item(int64_t cta, int64_t items, const Ints& begin, const Ints& end) {
+  int longest = 0;
+  for (int64_t i = cta * kWindowsPerCta; i < items && i < (cta + 1) * kWindowsPerCta; ++i)
+    longest = end(i) - begin(i) > longest ? end(i) - begin(i) : longest;
+  return longest;
+}
+
 /// The CTAs' Tensor-Core tiles in sequence: over CTAs of kWindowsPerCta consecutive items, the sum of
 /// each CTA's longest item (the time model's Tensor-Core term).
 template <class ExecSpace, class Ints>
 int64_t cta_max_tiles_on(const ExecSpace& exec, int64_t items, const Ints& begin, const Ints& end) {
   return tally(
-             exec, "rsh::inspect::cta_tiles", (items + kWindowsPerCta - 1) / kWindowsPerCta,
-             KOKKOS_LAMBDA(const int64_t cta, Tally& s) {
-               int longest = 0;
-               for (int64_t i = cta * kWindowsPerCta; i < items && i < (cta + 1) * kWindowsPerCta; ++i)
-                 longest = end(i) - begin(i) > longest ? end(i) - begin(i) : longest;
-               s.sum[0] += longest;
-             })
+             exec, "rsh::inspect::cta_tiles", tc_ctas(items),
+             KOKKOS_LAMBDA(const int64_t cta, Tally& s) { s.sum[0] += cta_longest_item(cta, items, begin, end); })
       .sum[0];
 }
 
@@ -245,11 +255,33 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
 
   // Residual items (see the file comment).
   const auto res_ptr = p.res_ptr;
+  // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
+  // beta first.
+  const auto stored = scratch_zeros<uint8_t>(exec, "rsh::schedule::stored", n);
+  Kokkos::parallel_for(
+      "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+        if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
+          return;  // its items add with atomics
+        for (int i = 0; i < 8; ++i)
+          if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
+      });
+  Kokkos::parallel_for(
+      "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
+        if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
+          stored(res_rows(j)) = 1;
+      });
+  const auto scale_at = scratch_view<int64_t>(exec, "rsh::schedule::scale_at", n + 1);  // (every offset scanned)
+  scan_offsets(
+      exec, "rsh::inspect::scale_rows", n, scale_at,
+      KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
   const auto rank = scratch_view<int64_t>(exec, "rsh::schedule::rank", R);
-  const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds);
+  // The count of each kind, then of the rows to scale: one copy back for both.
+  const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds + 1);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
+  Kokkos::deep_copy(exec, Kokkos::subview(totals, int64_t(kResidualKinds)), Kokkos::subview(scale_at, n));
   const auto t = host_copy(exec, totals);
+  const int64_t scaled = t[kResidualKinds];
   ResidualLayout layout;
   for (int c = 2; c <= kResidualPieceAlign; ++c) layout.groups[c] = t[c];
   layout.whole = t[1];
@@ -259,10 +291,13 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   const int64_t lone = grouped + t[kGroupedAtomicKind], items = lone + t[kLoneAtomicKind];
   if (items > INT_MAX) throw std::invalid_argument("rsh::inspect: residual work items overflow 32-bit ids");
   p.res_num_local = static_cast<int>(local);
-  p.res_item_row = zeroed_view<int>(exec, "rsh::res_item_row", items);  // zeroed: padding items (no nonzeros)
-  p.res_item_begin = zeroed_view<int>(exec, "rsh::res_item_begin", items);
-  p.res_item_end = zeroed_view<int>(exec, "rsh::res_item_end", items);
-  p.res_item_pieces = zeroed_view<int>(exec, "rsh::res_item_pieces", items);
+  // The items' four arrays in one block, zeroed for the padding items (no nonzeros): one fill, not four.
+  const auto item_arrays = zeroed_view<int>(exec, "rsh::res_items", 4 * items);
+  auto item_array = [&](int64_t i) {
+    return Kokkos::subview(item_arrays, Kokkos::make_pair(i * items, (i + 1) * items));
+  };
+  p.res_item_row = item_array(0), p.res_item_begin = item_array(1), p.res_item_end = item_array(2);
+  p.res_item_pieces = item_array(3);
   const auto row = p.res_item_row, begin = p.res_item_begin, end = p.res_item_end, heads = p.res_item_pieces;
   Kokkos::parallel_for(
       "rsh::inspect::residual_items", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
@@ -288,25 +323,6 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
         }
       });
 
-  // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
-  // beta first.
-  const auto stored = scratch_zeros<uint8_t>(exec, "rsh::schedule::stored", n);
-  Kokkos::parallel_for(
-      "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
-          return;  // its items add with atomics
-        for (int i = 0; i < 8; ++i)
-          if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
-      });
-  Kokkos::parallel_for(
-      "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
-        if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
-          stored(res_rows(j)) = 1;
-      });
-  const auto scale_at = scratch_zeros<int64_t>(exec, "rsh::schedule::scale_at", n + 1);
-  const int64_t scaled = exclusive_scan(
-      exec, "rsh::inspect::scale_rows", n, scale_at,
-      KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
   p.scale_rows = uninitialized_view<int>(exec, "rsh::scale_rows", scaled);
   const auto scale_rows = p.scale_rows;
   Kokkos::parallel_for(

@@ -40,6 +40,24 @@ KOKKOS_INLINE_FUNCTION uint64_t position_term(int64_t position, uint32_t word, u
   return mix32(word + (static_cast<uint32_t>(position) ^ salt) * 0x9E3779B9u);
 }
 
+/// The pattern hash's term of row offset `offset` at r (the high word only where it is not zero, as for
+/// most matrices).
+KOKKOS_INLINE_FUNCTION uint64_t row_offset_term(int64_t r, uint64_t offset) {
+  const uint64_t low = position_term(r, static_cast<uint32_t>(offset), 0x1234567u);
+  return offset >> 32 ? low + position_term(r, static_cast<uint32_t>(offset >> 32), 0x89abcdefu) : low;
+}
+
+/// The pattern hash's term of column `col` at position k.
+KOKKOS_INLINE_FUNCTION uint64_t entry_term(int64_t k, uint32_t col) {
+  return position_term(k, col, 0x2545f491u);
+}
+
+/// The pattern hash of an m x n CSR from its row offsets' terms and its entries' terms, each summed modulo
+/// 2^64 (the sums do not depend on the order they are taken in).
+inline uint64_t pattern_hash(int64_t num_rows, int64_t num_cols, uint64_t rows, uint64_t entries) {
+  return mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(rows) + entries;
+}
+
 template <class RowMap, class Entries, class Values>
 struct SignatureFunctor {
   using value_type = SignatureSums;
@@ -48,12 +66,6 @@ struct SignatureFunctor {
   Entries entries;
   Values values;  ///< extent 0: the values are not hashed
 
-  /// The 32-bit words of a 64-bit offset (the high one only where it is not zero, as for most matrices).
-  KOKKOS_INLINE_FUNCTION static uint64_t offset_term(int64_t r, uint64_t offset) {
-    const uint64_t low = position_term(r, static_cast<uint32_t>(offset), 0x1234567u);
-    return offset >> 32 ? low + position_term(r, static_cast<uint32_t>(offset >> 32), 0x89abcdefu) : low;
-  }
-
   /// Elements an index hashes: several independent loads in flight a thread, where one element a thread
   /// left the pass below the memory's bandwidth.
   static constexpr int kPerIndex = 4;
@@ -61,9 +73,8 @@ struct SignatureFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t index, value_type& s) const {
     for (int j = 0; j < kPerIndex; ++j) {
       const int64_t i = index * kPerIndex + j;
-      if (i < static_cast<int64_t>(row_map.extent(0))) s.rows += offset_term(i, static_cast<uint64_t>(row_map(i)));
-      if (i < static_cast<int64_t>(entries.extent(0)))
-        s.entries += position_term(i, static_cast<uint32_t>(entries(i)), 0x2545f491u);
+      if (i < static_cast<int64_t>(row_map.extent(0))) s.rows += row_offset_term(i, static_cast<uint64_t>(row_map(i)));
+      if (i < static_cast<int64_t>(entries.extent(0))) s.entries += entry_term(i, static_cast<uint32_t>(entries(i)));
       if (i < static_cast<int64_t>(values.extent(0))) {
         // The scalar's own bits (any scalar type), one or two 32-bit words.
         const Scalar v = values(i);
@@ -93,8 +104,7 @@ CsrSignature csr_signature_on(const ExecSpace& exec, int64_t num_rows, int64_t n
                           Range64<ExecSpace>(exec, 0, (n + Functor::kPerIndex - 1) / Functor::kPerIndex),
                           Functor{row_map, entries, values}, sums);
   CsrSignature out;
-  out.pattern =
-      mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(sums.rows) + sums.entries;
+  out.pattern = pattern_hash(num_rows, num_cols, sums.rows, sums.entries);
   out.values = sums.values;
   return out;
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "impl/inspector/RshSparse_inspector_common.hpp"
+#include "impl/inspector/RshSparse_signature_on.hpp"
 #include "impl/inspector/RshSparse_sort_pairs_on.hpp"
 #include "impl/inspector/RshSparse_inspector_views.hpp"
 
@@ -23,6 +24,7 @@ struct SortedCrs {
   View1<const int64_t, MemorySpace> row_map;  ///< num_rows + 1
   View1<const int, MemorySpace> entries;      ///< nnz
   View1<const int64_t, MemorySpace> source;   ///< nnz: the user's position of each sorted position; empty: the same
+  uint64_t signature = 0;                     ///< pattern_signature_on of the user's arrays (taken by the checks)
   KOKKOS_INLINE_FUNCTION int64_t user_position(int64_t k) const { return source.extent(0) ? source(k) : k; }
 };
 
@@ -71,35 +73,47 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   const int64_t n = num_rows;
   const auto row_map = scratch_view<int64_t>(exec, "rsh::sorted::row_map", n + 1);
   A.row_map = row_map;
-  Kokkos::parallel_for(
-      "rsh::inspect::copy_row_map", Range64<ExecSpace>(exec, 0, n + 1),
-      KOKKOS_LAMBDA(const int64_t r) { row_map(r) = static_cast<int64_t>(user_row_map(r)); });
-  const int64_t first = read_back(exec, row_map, 0);
-  if (first != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(first) + " != 0");
+  // The copy and its checks in one pass, whose result is the only wait: the first decrease, row_map(0) and
+  // row_map(n); and the pattern hash's row terms.
   const Tally rows = tally(
-      exec, "rsh::inspect::check_row_map", n, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
-        if (row_map(r + 1) < row_map(r) && -r > t.max[0]) t.max[0] = -r;
+      exec, "rsh::inspect::copy_row_map", n + 1, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
+        const int64_t at = static_cast<int64_t>(user_row_map(r));
+        row_map(r) = at;
+        t.hash += row_offset_term(r, static_cast<uint64_t>(user_row_map(r)));
+        if (r == 0) t.sum[0] = at;
+        if (r == n) t.sum[1] = at;
+        if (r < n && static_cast<int64_t>(user_row_map(r + 1)) < at && -r > t.max[0]) t.max[0] = -r;
       });
+  if (rows.sum[0] != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(rows.sum[0]) + " != 0");
   if (rows.max[0] != INT64_MIN)
     throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(-rows.max[0]));
-  A.nnz = read_back(exec, row_map, n);
+  A.nnz = rows.sum[1];
   if (A.nnz != static_cast<int64_t>(user_entries.extent(0)) || A.nnz != num_values)
     throw std::invalid_argument(w + ": row_map(" + std::to_string(n) + ") = " + std::to_string(A.nnz) +
                                 " but entries has " + std::to_string(user_entries.extent(0)) + " and values " +
                                 std::to_string(num_values));
 
-  // Columns in range, and the rows whose columns ever decrease.
+  // Columns in range, and the rows whose columns ever decrease, in one pass an entry a thread (a row a
+  // thread would walk a hub row of a power-law graph alone): a decrease at k inside a row (not at its
+  // first entry) marks the row. (Marks made beside a column out of range are never read: that throws.)
   const auto entries = scratch_view<int>(exec, "rsh::sorted::entries", A.nnz);
   A.entries = entries;
+  const auto unsorted = scratch_zeros<char>(exec, "rsh::sorted::unsorted", n);
   const Tally cols = tally(
       exec, "rsh::inspect::check_entries", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
         const auto c = user_entries(k);
         if (c < 0 || c >= num_cols) {
           if (-k > t.max[0]) t.max[0] = -k;
           entries(k) = 0;
-        } else {
-          entries(k) = static_cast<int>(c);
+          return;
         }
+        entries(k) = static_cast<int>(c);
+        t.hash += entry_term(k, static_cast<uint32_t>(c));
+        if (k == 0 || c >= user_entries(k - 1)) return;
+        const int64_t r = row_of(row_map, n, k);
+        if (row_map(r) == k) return;  // k starts its row
+        unsorted(r) = 1;              // (every thread that finds row r stores the same)
+        t.sum[0] += 1;
       });
   if (cols.max[0] != INT64_MIN) {
     const int64_t k = -cols.max[0];
@@ -107,21 +121,11 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
                                 std::to_string(static_cast<int64_t>(read_back(user_entries, k))) + " at position " +
                                 std::to_string(k) + " outside [0, " + std::to_string(num_cols) + ")");
   }
-  // Rows whose columns ever decrease, found an entry a thread (a row a thread would walk a hub row of a
-  // power-law graph alone): a decrease at k inside a row (not at its first entry) marks the row.
-  const auto unsorted = scratch_zeros<char>(exec, "rsh::sorted::unsorted", n);
-  const Tally order = tally(
-      exec, "rsh::inspect::find_unsorted", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
-        if (k == 0 || entries(k) >= entries(k - 1)) return;
-        const int64_t r = row_of(row_map, n, k);
-        if (row_map(r) == k) return;  // k starts its row
-        unsorted(r) = 1;              // (every thread that finds row r stores the same)
-        t.sum[0] += 1;
-      });
+  A.signature = pattern_hash(num_rows, num_cols, rows.hash, cols.hash);
   auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
     return unsorted(r) != 0;
   };
-  if (order.sum[0] == 0) return A;
+  if (cols.sum[0] == 0) return A;
   // Unsorted rows: (column, user position) sorted by column. Short rows on one thread each; long ones (hub
   // rows, whose heap sort on one thread would be the phase's critical path) in one global sort of
   // (row, column) keys, which leaves each row's entries in its own range.
