@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "impl/RshSparse_inspector.hpp"
@@ -177,8 +178,8 @@ TEST(PartitionModels, TheInspectorWeighsExpectedNumVectors) {
 }
 
 // kAuto counts RowStructured's terms without building it: the counts must equal those of the scheduled
-// pattern that the inspector builds under RowStructured, on shapes with long windows (ranked an entry a
-// thread), windows cut into pieces, empty rows and all-residual matrices.
+// pattern that the inspector builds under RowStructured, on shapes with long windows (counted an entry a
+// thread), windows cut into pieces, empty rows and all-residual matrices, in the rows' order and shuffled.
 TEST(PartitionModels, CountedCostEqualsTheBuiltPatterns) {
   const uint64_t seed = rsh::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -212,6 +213,22 @@ TEST(PartitionModels, CountedCostEqualsTheBuiltPatterns) {
             EXPECT_EQ(counted.cuda.piece_nnz, expected.cuda.piece_nnz);
             EXPECT_EQ(counted.choose(Arithmetic::kFp16, o.plan_selector, 128),
                       expected.choose(Arithmetic::kFp16, o.plan_selector, 128));
+            // Rows visited in an order count as the matrix of those rows in sequence.
+            std::vector<int> order(static_cast<size_t>(rows));
+            std::iota(order.begin(), order.end(), 0);
+            std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + case_id));
+            std::vector<int64_t> source(static_cast<size_t>(A.nnz()));
+            rsh::impl::HostCrs permuted = rsh::impl::permute_rows(A, order, source);
+            permuted.values.assign(static_cast<size_t>(permuted.nnz()), 1.0);
+            const auto want = rsh::impl::partition_cost(permuted, rsh::impl::inspect(permuted, o, "test", 2).pattern, o,
+                                                        Arithmetic::kFp16);
+            const auto ordered = rsh::impl::partition_cost_counted_on(
+                Kokkos::DefaultHostExecutionSpace(), rsh::impl::sorted_view_of(A),
+                rsh::impl::View1<const int, Kokkos::HostSpace>(order.data(), order.size()), o, Arithmetic::kFp16);
+            EXPECT_EQ(ordered.cta_max_tiles, want.cta_max_tiles);
+            EXPECT_EQ(ordered.windows, want.windows);
+            EXPECT_EQ(ordered.residual_nnz, want.residual_nnz);
+            EXPECT_EQ(ordered.cuda.items, want.cuda.items);
           }
       }
 }

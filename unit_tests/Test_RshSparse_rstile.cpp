@@ -570,8 +570,9 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
 }
 
 // The parallel walk of the row partition (spans, groups of spans, the groups on
-// one thread) places every row as Alg. 1's walk in sequence does, over row
-// counts of one span, of partial chunks of 8, and of many groups.
+// one thread) places every row as Alg. 1's walk in sequence does (a window's
+// rows at their slots), over row counts of one span, of partial chunks of 8,
+// and of many groups.
 TEST(RsTileBuilder, ParallelWalkMatchesTheSequentialOne) {
   using rsh::impl::RowChoice;
   using Exec = Kokkos::DefaultHostExecutionSpace;
@@ -592,8 +593,8 @@ TEST(RsTileBuilder, ParallelWalkMatchesTheSequentialOne) {
     for (int64_t p = 0; p < n; ++p) {
       const auto c = static_cast<RowChoice>(choice(p));
       int64_t want = -1;
-      if (state > 0) {
-        --state;
+      if (state > 0) {  // slot 8 - state of the last window
+        want = 8 * windows - state--;
       } else if (c == RowChoice::kWindow) {
         want = 8 * windows++, state = 7;
       } else if (c == RowChoice::kResidual) {

@@ -330,8 +330,7 @@ struct WindowRanks {
 /// thread, long ones (more than `longer_than` nonzeros) an entry a thread; on_distinct(w, distinct columns
 /// of window w) for every window.
 /// The passes that then visit the entries (for_each_window_entry) read the ranks instead of merging again.
-/// kKeepRanks false: the distinct counts alone (short windows' ranks are not stored).
-template <bool kKeepRanks = true, class ExecSpace, class Windows, class OnDistinct>
+template <class ExecSpace, class Windows, class OnDistinct>
 WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& exec,
                                                               const SortedCrs<typename ExecSpace::memory_space>& A,
                                                               const Windows& windows, int64_t num_windows,
@@ -339,7 +338,7 @@ WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& e
   using Mem = typename ExecSpace::memory_space;
   WindowRanks<Mem> out;
   out.lw = long_windows_on(exec, A, windows, num_windows, longer_than);
-  out.rank = scratch_view<int>(exec, "rsh::window_ranks::rank", kKeepRanks ? A.nnz : 0);
+  out.rank = scratch_view<int>(exec, "rsh::window_ranks::rank", A.nnz);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   const auto rank = out.rank;
@@ -348,9 +347,8 @@ WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& e
         int rows[8];
         windows(w, rows);
         if (window_nnz(row_map, rows) > longer_than) return;
-        on_distinct(w, merge_window_columns(row_map, entries, rows, [&](int local, int, int64_t k, bool) {
-                      if (kKeepRanks) rank(k) = local;
-                    }));
+        on_distinct(
+            w, merge_window_columns(row_map, entries, rows, [&](int local, int, int64_t k, bool) { rank(k) = local; }));
       });
   const LongWindows<Mem> lw = out.lw;
   Kokkos::parallel_for(
