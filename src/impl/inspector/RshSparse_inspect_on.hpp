@@ -112,7 +112,7 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   // them), then builds the partition it chooses.
   const PartitionCost cost =
       choice_needs_row_structured(A.nnz)
-          ? partition_cost_counted_on(exec, A, order, options, arith)
+          ? partition_cost_counted_on(exec, A, order, options, arith, out.stats.max_row_nnz)
           : partition_cost_on(exec, num_rows, num_cols, A.row_map, RsTilePattern<Mem>{}, options, arith);
   phase("partition", out.times.partition);
   out.partition = cost.choose(arith, options.plan_selector, model_num_vectors(options));

@@ -10,6 +10,7 @@
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_partition_on.hpp"
 #include "impl/inspector/RshSparse_schedule_on.hpp"
+#include "impl/inspector/RshSparse_window_counts_on.hpp"
 #include "impl/inspector/RshSparse_inspector_views.hpp"
 
 namespace rsh {
@@ -182,21 +183,16 @@ struct CountedTermsFunctor {
   }
 };
 
-/// Stored entries a thread of partition_cost_counted_on's count of long windows takes in sequence: its
-/// atomic adds go a window at a time, not an entry at a time, into a hub window's one count.
-constexpr int64_t kCountedChunkNnz = 8;
-
 /// The same costs for sorted A in `order` (empty = identity), counted from its RowStructured walk without
-/// listing its windows or building the pattern: each window's distinct columns (a thread a short window,
-/// as merge_window_columns; long ones an entry a thread, as the search of long_windows_on), the
+/// listing its windows or building the pattern: each window's distinct columns (window_distinct_on), the
 /// Tensor-Core items schedule_on would cut of its tiles (tc_items_on) and the CTAs' longest items
 /// (cta_max_tiles_on). Every count stays on the device but the last pass's, whose result is the one wait
 /// after the walk; the views are indexed by visiting position, not by window, whose number the host never
-/// learns. kAuto then builds only the partition it chooses.
+/// learns. kAuto then builds only the partition it chooses. `max_row_nnz`: see window_distinct_on.
 template <class ExecSpace>
 PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
                                         const View1<const int, typename ExecSpace::memory_space>& order,
-                                        const Options& options, Arithmetic arith) {
+                                        const Options& options, Arithmetic arith, int64_t max_row_nnz = -1) {
   using Mem = typename ExecSpace::memory_space;
   Options row_structured = options;
   row_structured.partition = Partition::kRowStructured;
@@ -204,67 +200,12 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
   const RowPlaces<Mem> walk = walk_partition_on(exec, A, order, row_structured);
   const auto place = walk.place;
   const auto row_map = A.row_map;
-  const auto entries = A.entries;
   const VisitOrder<Mem> row_at{order};
   auto opens_window = KOKKOS_LAMBDA(const int64_t p) {
     return place(p) >= 0 && place(p) % 8 == 0;
   };
-  auto rows_of_window = KOKKOS_LAMBDA(const int64_t p, int* rows) {  // the window opened at position p
-    for (int i = 0; i < 8; ++i) rows[i] = p + i < n ? row_at(p + i) : -1;
-  };
-  const int64_t longer_than = long_window_nnz(exec, options, nnz);
-
-  // Distinct columns of the window opened at each position: short windows merged a thread each, long ones
-  // set to 0 here and counted below.
-  const auto distinct = scratch_view<int>(exec, "rsh::counted::distinct", n);
-  Kokkos::parallel_for(
-      "rsh::inspect::counted_windows", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t p) {
-        if (!opens_window(p)) return;
-        int rows[8];
-        rows_of_window(p, rows);
-        distinct(p) = window_nnz(row_map, rows) > longer_than
-                          ? 0
-                          : merge_window_columns(row_map, entries, rows, [](int, int, int64_t, bool) {});
-      });
-  if (longer_than < nnz) {
-    // A long window's entry adds its column unless an earlier position of its row or an earlier row of its
-    // window holds it.
-    const bool ordered = order.extent(0) != 0;
-    const auto position = scratch_view<int>(exec, "rsh::counted::position", ordered ? n : 0);
-    if (ordered)
-      Kokkos::parallel_for(
-          "rsh::inspect::counted_positions", Range64<ExecSpace>(exec, 0, n),
-          KOKKOS_LAMBDA(const int64_t p) { position(order(p)) = static_cast<int>(p); });
-    Kokkos::parallel_for(
-        "rsh::inspect::counted_long_windows",
-        Range64<ExecSpace>(exec, 0, (nnz + kCountedChunkNnz - 1) / kCountedChunkNnz), KOKKOS_LAMBDA(const int64_t c) {
-          const int64_t end = nnz < (c + 1) * kCountedChunkNnz ? nnz : (c + 1) * kCountedChunkNnz;
-          int64_t r = row_of(row_map, n, c * kCountedChunkNnz), start = -1;
-          int rows[8], count = 0;
-          bool counted = false;  // the current window is long
-          for (int64_t k = c * kCountedChunkNnz; k < end; ++k) {
-            while (row_map(r + 1) <= k) ++r;
-            const int64_t p = ordered ? position(r) : r, at = place(p);
-            if (at < 0) continue;
-            const int slot = static_cast<int>(at % 8);
-            if (p - slot != start) {
-              if (count > 0) Kokkos::atomic_add(&distinct(start), count);
-              start = p - slot, count = 0;
-              rows_of_window(start, rows);
-              counted = window_nnz(row_map, rows) > longer_than;
-            }
-            const int col = entries(k);
-            if (!counted || (k > row_map(r) && entries(k - 1) == col)) continue;
-            bool held = false;
-            for (int j = 0; j < slot && !held; ++j) {
-              const int64_t q = lower_bound(entries, row_map(rows[j]), row_map(rows[j] + 1), col);
-              held = q < row_map(rows[j] + 1) && entries(q) == col;
-            }
-            count += !held;
-          }
-          if (count > 0) Kokkos::atomic_add(&distinct(start), count);
-        });
-  }
+  const View1<int, Mem> distinct =
+      window_distinct_on(exec, A, order, walk, long_window_nnz(exec, options, nnz), max_row_nnz);
 
   // Tensor-Core items: whole windows first, in window (= position) order, then the pieces (tc_items_on).
   const int max_tiles = options.tuning.max_tiles_per_item;
@@ -277,9 +218,10 @@ PartitionCost partition_cost_counted_on(const ExecSpace& exec, const SortedCrs<t
         if (!opens_window(p)) return int64_t(0);
         return pieces_at(p) == 0 ? PackedCounts::pack(1, 0) : PackedCounts::pack(0, pieces_at(p));
       });
-  // Each CTA's longest item. An item holds a tile or more and a tile a nonzero or more, so the CTAs are
-  // at most tc_ctas(nnz); those past the last item stay 0.
-  const int64_t ctas = tc_ctas(nnz);
+  // Each CTA's longest item. An item holds a tile or more, and a window of z nonzeros at most z / 8 + 1
+  // tiles (one window an 8 rows), so the items are at most nnz / 8 + n / 8 + 1; CTAs past the last item
+  // stay 0.
+  const int64_t ctas = tc_ctas(nnz / 8 + n / 8 + 1);
   const auto cta_max = scratch_zeros<int>(exec, "rsh::counted::cta_max", ctas);
   Kokkos::parallel_for(
       "rsh::inspect::counted_ctas", Range64<ExecSpace>(exec, 0, n), KOKKOS_LAMBDA(const int64_t p) {
