@@ -53,40 +53,6 @@ KOKKOS_INLINE_FUNCTION void sort_by_key(const Keys& keys, const Payload& payload
   }
 }
 
-/// What sorted_crs' checking pass gathers: row_map(0), row_map(n), the first row whose offset decreases
-/// and the first column out of range (INT64_MAX: none), the unsorted rows' decreases, and the pattern
-/// hash's sums over the row offsets and over the entries.
-struct ValidationTally {
-  int64_t first, last, decrease, bad_column, unsorted;
-  uint64_t row_hash, entry_hash;
-};
-
-template <class F>
-struct ValidationFunctor {
-  using value_type = ValidationTally;
-  F f;
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& v) const { f(i, v); }
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
-    v.first = v.last = v.unsorted = 0;
-    v.decrease = v.bad_column = INT64_MAX;
-    v.row_hash = v.entry_hash = 0;
-  }
-  KOKKOS_INLINE_FUNCTION void join(RSH_JOIN_VOLATILE value_type& dst, const RSH_JOIN_VOLATILE value_type& src) const {
-    dst.first += src.first, dst.last += src.last, dst.unsorted += src.unsorted;
-    dst.decrease = src.decrease < dst.decrease ? src.decrease : dst.decrease;
-    dst.bad_column = src.bad_column < dst.bad_column ? src.bad_column : dst.bad_column;
-    dst.row_hash += src.row_hash, dst.entry_hash += src.entry_hash;
-  }
-};
-
-/// parallel_reduce of f(i, ValidationTally&) over [0, n) on `exec`.
-template <class ExecSpace, class F>
-ValidationTally validate_crs(const ExecSpace& exec, int64_t n, const F& f) {
-  ValidationTally out;
-  Kokkos::parallel_reduce("rsh::inspect::check_crs", Range64<ExecSpace>(exec, 0, n), ValidationFunctor<F>{f}, out);
-  return out;
-}
-
 /// Checks A's CSR on `exec` and returns it with sorted rows (copies in the views' space: scratch of the
 /// current inspection, which the formats built from it never hold). `num_values` is
 /// the extent of A's values; `who` names the caller in the messages.
@@ -110,56 +76,57 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   const auto entries = scratch_view<int>(exec, "rsh::sorted::entries", stored);
   A.entries = entries;
   const auto unsorted = scratch_zeros<char>(exec, "rsh::sorted::unsorted", n);
-  // The copies and their checks in one pass, whose result is the only wait. Rows: the first decrease,
-  // row_map(0) and row_map(n). Entries (each on its own thread: a row a thread would walk a hub row of a
-  // power-law graph alone): columns in range, and the rows whose columns ever decrease, found in the
-  // user's row_map (a decrease at k inside a row, not at its first entry, marks the row). And the pattern
-  // hash's terms of both. Nothing of it is used unless every check passes.
-  const ValidationTally checks = validate_crs(
-      exec, n + 1 > stored ? n + 1 : stored, KOKKOS_LAMBDA(const int64_t i, ValidationTally& t) {
+  // The copies and their checks in one pass, whose result is the only wait. Rows: the first decrease
+  // (max[0], negated), row_map(0) (sum[0]) and row_map(n) (sum[1]). Entries (each on its own thread: a row a
+  // thread would walk a hub row of a power-law graph alone): the first column out of range (max[1],
+  // negated), and the rows whose columns ever decrease, found in the user's row_map (a decrease at k inside
+  // a row, not at its first entry, marks the row; sum[2] counts them). And the pattern hash's terms of both.
+  // Nothing of it is used unless every check passes.
+  const Tally checks = tally(
+      exec, "rsh::inspect::check_crs", n + 1 > stored ? n + 1 : stored, KOKKOS_LAMBDA(const int64_t i, Tally& t) {
         if (i <= n) {
           const int64_t at = static_cast<int64_t>(user_row_map(i));
           row_map(i) = at;
-          t.row_hash += row_offset_term(i, static_cast<uint64_t>(at));
-          if (i == 0) t.first = at;
-          if (i == n) t.last = at;
-          if (i < n && static_cast<int64_t>(user_row_map(i + 1)) < at && i < t.decrease) t.decrease = i;
+          t.hash += row_offset_term(i, static_cast<uint64_t>(at));
+          if (i == 0) t.sum[0] = at;
+          if (i == n) t.sum[1] = at;
+          if (i < n && static_cast<int64_t>(user_row_map(i + 1)) < at && -i > t.max[0]) t.max[0] = -i;
         }
         if (i >= stored) return;
         const int64_t k = i;
         const auto c = user_entries(k);
         if (c < 0 || c >= num_cols) {
-          if (k < t.bad_column) t.bad_column = k;
+          if (-k > t.max[1]) t.max[1] = -k;
           entries(k) = 0;
           return;
         }
         entries(k) = static_cast<int>(c);
-        t.entry_hash += entry_term(k, static_cast<uint32_t>(c));
+        t.hash += entry_term(k, static_cast<uint32_t>(c));
         if (k == 0 || n == 0 || c >= user_entries(k - 1)) return;  // (n == 0 with entries throws below)
         const int64_t r = row_of(user_row_map, n, k);
         if (static_cast<int64_t>(user_row_map(r)) == k) return;  // k starts its row
         unsorted(r) = 1;                                         // (every thread that finds row r stores the same)
-        t.unsorted += 1;
+        t.sum[2] += 1;
       });
-  if (checks.first != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(checks.first) + " != 0");
-  if (checks.decrease != INT64_MAX)
-    throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(checks.decrease));
-  A.nnz = checks.last;
+  if (checks.sum[0] != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(checks.sum[0]) + " != 0");
+  if (checks.max[0] != INT64_MIN)
+    throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(-checks.max[0]));
+  A.nnz = checks.sum[1];
   if (A.nnz != stored || A.nnz != num_values)
     throw std::invalid_argument(w + ": row_map(" + std::to_string(n) + ") = " + std::to_string(A.nnz) +
                                 " but entries has " + std::to_string(stored) + " and values " +
                                 std::to_string(num_values));
-  if (checks.bad_column != INT64_MAX) {
-    const int64_t k = checks.bad_column;
+  if (checks.max[1] != INT64_MIN) {
+    const int64_t k = -checks.max[1];
     throw std::invalid_argument(w + ": column index " +
                                 std::to_string(static_cast<int64_t>(read_back(user_entries, k))) + " at position " +
                                 std::to_string(k) + " outside [0, " + std::to_string(num_cols) + ")");
   }
-  A.signature = pattern_hash(num_rows, num_cols, checks.row_hash, checks.entry_hash);
+  A.signature = pattern_hash(num_rows, num_cols, checks.hash);
   auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
     return unsorted(r) != 0;
   };
-  if (checks.unsorted == 0) return A;
+  if (checks.sum[2] == 0) return A;
   // Unsorted rows: (column, user position) sorted by column. Short rows on one thread each; long ones (hub
   // rows, whose heap sort on one thread would be the phase's critical path) in one global sort of
   // (row, column) keys, which leaves each row's entries in its own range.

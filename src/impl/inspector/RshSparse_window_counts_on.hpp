@@ -79,21 +79,11 @@ View1<int, typename ExecSpace::memory_space> window_distinct_on(
           if (!is_long(rows)) continue;
           const WindowSpan span = window_span(row_map, entries, rows);
           if (!span.bitmap_ranked()) continue;
-          const int words = span.words();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, words), [&](const int i) { bits(i) = 0; });
-          team.team_barrier();
-          for (int i = 0; i < 8; ++i) {
-            if (rows[i] < 0) continue;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_map(rows[i]), row_map(rows[i] + 1)),
-                                 [&](const int64_t k) {
-                                   const int c = entries(k) - span.first;
-                                   Kokkos::atomic_fetch_or(&bits(c / 32), 1u << (c % 32));
-                                 });
-          }
-          team.team_barrier();
+          fill_window_bitmap(team, bits, span, rows, row_map, entries);
           int count = 0;
           Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, words), [&](const int i, int& sum) { sum += popcount64(bits(i)); }, count);
+              Kokkos::TeamThreadRange(team, span.words()), [&](const int i, int& sum) { sum += popcount64(bits(i)); },
+              count);
           Kokkos::single(Kokkos::PerTeam(team), [&]() { distinct(p) = count; });
           team.team_barrier();  // the bitmap is cleared for the next window only once every thread has counted
         }
