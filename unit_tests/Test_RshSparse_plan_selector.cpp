@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "impl/RshSparse_inspector.hpp"
@@ -177,43 +178,61 @@ TEST(PartitionModels, TheInspectorWeighsExpectedNumVectors) {
 }
 
 // kAuto counts RowStructured's terms without building it: the counts must equal those of the scheduled
-// pattern that the inspector builds under RowStructured, on shapes with long windows (ranked an entry a
-// thread), windows cut into pieces, empty rows and all-residual matrices.
+// pattern that the inspector builds under RowStructured, on shapes with long windows (counted over a bitmap,
+// or an entry a thread where their columns span too wide), windows cut into pieces, empty rows and
+// all-residual matrices, in the rows' order and shuffled.
 TEST(PartitionModels, CountedCostEqualsTheBuiltPatterns) {
   const uint64_t seed = rsh::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   int case_id = 0;
   for (int rows : {1, 37, 300})
     for (int per_row : {1, 9, 60})
-      for (bool clustered : {false, true}) {
-        const rsh::impl::HostCrs A = rsh::test::random_crs(rows, 211, per_row, seed + case_id++, clustered);
-        for (int64_t long_window : {int64_t(-1), int64_t(16)})
-          for (int max_tiles : {0, 2}) {
-            SCOPED_TRACE(std::to_string(rows) + " rows of " + std::to_string(per_row) +
-                         (clustered ? " (clustered)" : "") + ", long windows past " + std::to_string(long_window) +
-                         ", items of " + std::to_string(max_tiles) + " tiles");
-            rsh::Options o;
-            o.reorder = rsh::Reorder::kNone;
-            o.partition = Partition::kRowStructured;
-            o.tuning.long_window_nnz = long_window;
-            if (max_tiles > 0) o.tuning.max_tiles_per_item = max_tiles;
-            const rsh::impl::Inspection built = rsh::impl::inspect(A, o, "test", 2);
-            const auto expected = rsh::impl::partition_cost(A, built.pattern, o, Arithmetic::kFp16);
-            const auto counted = rsh::impl::partition_cost_counted_on(
-                Kokkos::DefaultHostExecutionSpace(), rsh::impl::sorted_view_of(A),
-                rsh::impl::View1<const int, Kokkos::HostSpace>(), o, Arithmetic::kFp16);
-            EXPECT_EQ(counted.cta_max_tiles, expected.cta_max_tiles);
-            EXPECT_EQ(counted.windows, expected.windows);
-            EXPECT_EQ(counted.residual_nnz, expected.residual_nnz);
-            EXPECT_EQ(counted.dense_slots, expected.dense_slots);
-            EXPECT_EQ(counted.nnz, expected.nnz);
-            EXPECT_EQ(counted.rows, expected.rows);
-            EXPECT_EQ(counted.cuda.items, expected.cuda.items);
-            EXPECT_EQ(counted.cuda.piece_nnz, expected.cuda.piece_nnz);
-            EXPECT_EQ(counted.choose(Arithmetic::kFp16, o.plan_selector, 128),
-                      expected.choose(Arithmetic::kFp16, o.plan_selector, 128));
-          }
-      }
+      for (int cols : {211, 70000})  // 70000: windows wider than a bitmap (searched)
+        for (bool clustered : {false, true}) {
+          const rsh::impl::HostCrs A = rsh::test::random_crs(rows, cols, per_row, seed + case_id++, clustered);
+          for (int64_t long_window : {int64_t(-1), int64_t(16)})
+            for (int max_tiles : {0, 2}) {
+              SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", rows of " +
+                           std::to_string(per_row) + (clustered ? " (clustered)" : "") + ", long windows past " +
+                           std::to_string(long_window) + ", items of " + std::to_string(max_tiles) + " tiles");
+              rsh::Options o;
+              o.reorder = rsh::Reorder::kNone;
+              o.partition = Partition::kRowStructured;
+              o.tuning.long_window_nnz = long_window;
+              if (max_tiles > 0) o.tuning.max_tiles_per_item = max_tiles;
+              const rsh::impl::Inspection built = rsh::impl::inspect(A, o, "test", 2);
+              const auto expected = rsh::impl::partition_cost(A, built.pattern, o, Arithmetic::kFp16);
+              const auto counted = rsh::impl::partition_cost_counted_on(
+                  Kokkos::DefaultHostExecutionSpace(), rsh::impl::sorted_view_of(A),
+                  rsh::impl::View1<const int, Kokkos::HostSpace>(), o, Arithmetic::kFp16);
+              EXPECT_EQ(counted.cta_max_tiles, expected.cta_max_tiles);
+              EXPECT_EQ(counted.windows, expected.windows);
+              EXPECT_EQ(counted.residual_nnz, expected.residual_nnz);
+              EXPECT_EQ(counted.dense_slots, expected.dense_slots);
+              EXPECT_EQ(counted.nnz, expected.nnz);
+              EXPECT_EQ(counted.rows, expected.rows);
+              EXPECT_EQ(counted.cuda.items, expected.cuda.items);
+              EXPECT_EQ(counted.cuda.piece_nnz, expected.cuda.piece_nnz);
+              EXPECT_EQ(counted.choose(Arithmetic::kFp16, o.plan_selector, 128),
+                        expected.choose(Arithmetic::kFp16, o.plan_selector, 128));
+              // Rows visited in an order count as the matrix of those rows in sequence.
+              std::vector<int> order(static_cast<size_t>(rows));
+              std::iota(order.begin(), order.end(), 0);
+              std::shuffle(order.begin(), order.end(), std::mt19937_64(seed + case_id));
+              std::vector<int64_t> source(static_cast<size_t>(A.nnz()));
+              rsh::impl::HostCrs permuted = rsh::impl::permute_rows(A, order, source);
+              permuted.values.assign(static_cast<size_t>(permuted.nnz()), 1.0);
+              const auto want = rsh::impl::partition_cost(permuted, rsh::impl::inspect(permuted, o, "test", 2).pattern,
+                                                          o, Arithmetic::kFp16);
+              const auto ordered = rsh::impl::partition_cost_counted_on(
+                  Kokkos::DefaultHostExecutionSpace(), rsh::impl::sorted_view_of(A),
+                  rsh::impl::View1<const int, Kokkos::HostSpace>(order.data(), order.size()), o, Arithmetic::kFp16);
+              EXPECT_EQ(ordered.cta_max_tiles, want.cta_max_tiles);
+              EXPECT_EQ(ordered.windows, want.windows);
+              EXPECT_EQ(ordered.residual_nnz, want.residual_nnz);
+              EXPECT_EQ(ordered.cuda.items, want.cuda.items);
+            }
+        }
 }
 
 }  // namespace

@@ -570,15 +570,18 @@ TEST(RsTileBuilder, RowStructuredRoutesShortIsolatedRows) {
 }
 
 // The parallel walk of the row partition (spans, groups of spans, the groups on
-// one thread) places every row as Alg. 1's walk in sequence does, over row
-// counts of one span, of partial chunks of 8, and of many groups.
+// one thread; or one team's lanes) places every row as Alg. 1's walk in
+// sequence does (a window's rows at their slots), over row counts of one span,
+// of partial chunks of 8, on either side of the one-team bound, and of many
+// groups.
 TEST(RsTileBuilder, ParallelWalkMatchesTheSequentialOne) {
   using rsh::impl::RowChoice;
   using Exec = Kokkos::DefaultHostExecutionSpace;
   const uint64_t seed = rsh::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937_64 rng(seed);
-  for (const int64_t n : {int64_t(0), int64_t(1), int64_t(13), int64_t(4099), int64_t(70001)}) {
+  for (const int64_t n : {int64_t(0), int64_t(1), int64_t(13), int64_t(4099), rsh::impl::kOneTeamWalkRows,
+                          rsh::impl::kOneTeamWalkRows + 1, int64_t(70001)}) {
     SCOPED_TRACE("rows " + std::to_string(n));
     Kokkos::View<uint8_t*, Kokkos::HostSpace> choice("choice", n);
     for (int64_t p = 0; p < n; ++p) {  // windows, residual rows and skipped rows, mixed
@@ -592,8 +595,8 @@ TEST(RsTileBuilder, ParallelWalkMatchesTheSequentialOne) {
     for (int64_t p = 0; p < n; ++p) {
       const auto c = static_cast<RowChoice>(choice(p));
       int64_t want = -1;
-      if (state > 0) {
-        --state;
+      if (state > 0) {  // slot 8 - state of the last window
+        want = 8 * windows - state--;
       } else if (c == RowChoice::kWindow) {
         want = 8 * windows++, state = 7;
       } else if (c == RowChoice::kResidual) {

@@ -8,7 +8,10 @@
 
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_spmv.hpp>
+#include <algorithm>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -17,6 +20,7 @@
 #include "RshSparse_generators.hpp"
 #include "RshSparse_spmm.hpp"
 #include "impl/RshSparse_inspector.hpp"
+#include "impl/inspector/RshSparse_host_views.hpp"
 #include "Test_RshSparse_common.hpp"
 #include "Test_RshSparse_kokkos.hpp"
 
@@ -581,6 +585,52 @@ TYPED_TEST_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne) {
       }
 }
 
+// kAuto's counted cost on the space equals the host's: a GPU counts the long windows over bitmaps, or by
+// searches where their columns span past a bitmap or a window holds more nonzeros than one, and the host
+// merges every window; in the rows' order and shuffled.
+TYPED_TEST_P(SpmmTest, CountedCostOnTheSpaceMatchesTheHostOne) {
+  using ExecSpace = typename TestFixture::ExecSpace;
+  using Mem = typename ExecSpace::memory_space;
+  if (!std::is_same<typename TestFixture::Layout, Kokkos::LayoutRight>::value ||
+      sizeof(typename TestFixture::Scalar) != 4)
+    GTEST_SKIP() << "the count reads A's pattern alone: one configuration of the space runs it";
+  const uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const std::vector<impl::HostCrs> matrices = {random_crs(600, 1500, 40, seed), random_crs(600, 70000, 40, seed + 1),
+                                               random_crs(40, 70000, 5000, seed + 2),
+                                               random_crs(900, 900, 3, seed + 3, true)};
+  for (const impl::HostCrs& A_host : matrices) {
+    SCOPED_TRACE(std::to_string(A_host.num_rows) + " x " + std::to_string(A_host.num_cols) + ", " +
+                 std::to_string(A_host.nnz()) + " nonzeros");
+    std::vector<int> order(static_cast<size_t>(A_host.num_rows));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(seed));
+    const auto A = TestFixture::to_kk(A_host);
+    const ExecSpace exec;
+    const impl::SortedCrs<Mem> sorted =
+        impl::sorted_crs(exec, A.numRows(), A.numCols(), A.graph.row_map, A.graph.entries, A.nnz(), "test");
+    const impl::View1<int, Mem> on_space("order", order.size());
+    Kokkos::deep_copy(on_space, impl::View1<const int, Kokkos::HostSpace>(order.data(), order.size()));
+    for (const bool shuffled : {false, true}) {
+      SCOPED_TRACE(shuffled ? "shuffled" : "in order");
+      Options o;
+      const auto got = impl::partition_cost_counted_on(
+          exec, sorted, shuffled ? impl::View1<const int, Mem>(on_space) : impl::View1<const int, Mem>(), o,
+          impl::Arithmetic::kFp16);
+      const auto want = impl::partition_cost_counted_on(
+          Kokkos::DefaultHostExecutionSpace(), impl::sorted_view_of(A_host),
+          shuffled ? impl::View1<const int, Kokkos::HostSpace>(order.data(), order.size())
+                   : impl::View1<const int, Kokkos::HostSpace>(),
+          o, impl::Arithmetic::kFp16);
+      EXPECT_EQ(got.cta_max_tiles, want.cta_max_tiles);
+      EXPECT_EQ(got.windows, want.windows);
+      EXPECT_EQ(got.residual_nnz, want.residual_nnz);
+      EXPECT_EQ(got.cuda.items, want.cuda.items);
+      EXPECT_EQ(got.cuda.piece_nnz, want.cuda.piece_nnz);
+    }
+  }
+}
+
 /// kAuto weighs the N of the call that analyses A: a handle first called with 64 columns takes the partition
 /// the inspector picks for N = 64, one first called with 128 the one for 128, on a matrix where the two
 /// differ; an explicit Options::expected_num_vectors wins over the call's N, and a negative one is refused.
@@ -721,7 +771,8 @@ REGISTER_TYPED_TEST_SUITE_P(SpmmTest, InspectorOnTheSpaceMatchesTheHostOne, Rand
                             ValueRefreshOnEveryPartition, HandleFreeOverloadAndCrsBundle, RejectsMalformedCsr,
                             LongWindowsOfHubRows, AutoReorderingKeepsResults, HandleFreeRepeatsSeeInPlaceChanges,
                             TransposeOnEveryPartition, BothModesOnOneHandle, DeterministicModeRepeatsBitwise,
-                            RowPanelsPastTheFormatsLimit, AutoPartitionWeighsTheCallsN, FormatOutlivesOtherHandles);
+                            RowPanelsPastTheFormatsLimit, AutoPartitionWeighsTheCallsN, FormatOutlivesOtherHandles,
+                            CountedCostOnTheSpaceMatchesTheHostOne);
 
 /// Every (Scalar, Layout) of one execution space.
 template <class E>

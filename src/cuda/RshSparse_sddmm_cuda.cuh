@@ -5,10 +5,10 @@
 // tiles on Tensor Cores). Included by one .cu per precision, after the plan
 // and the handle-free multiply.
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <string>
 
+#include "cuda/RshSparse_cuda_device_cache.hpp"
 #include "cuda/RshSparse_sddmm_kernel.cuh"
 #include "cuda/RshSparse_sddmm_tile_kernel.cuh"
 #include "cuda/RshSparse_sort_pairs_cuda.hpp"
@@ -109,19 +109,14 @@ void allow_dynamic_smem(size_t bytes) {
 /// Blocks of the spans kernel of batch B resident at once on the current device (a wave), queried once a device.
 template <class T, class Offset, class OutT, int B, bool kVec>
 int64_t sddmm_wave_blocks() {
-  constexpr int kCachedDevices = 64;
-  static std::atomic<int64_t> cached[kCachedDevices] = {};
-  int device = 0;
-  RSH_CUDA_CHECK(cudaGetDevice(&device));
-  if (device < kCachedDevices && cached[device].load(std::memory_order_relaxed) > 0)
-    return cached[device].load(std::memory_order_relaxed);
-  int sms = 0, per_sm = 0;
-  RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sddmm_csr_kernel<T, Offset, OutT, B, kVec>,
-                                                               kSddmmThreadsPerBlock, 0));
-  const int64_t blocks = int64_t(sms) * per_sm;
-  if (device < kCachedDevices) cached[device].store(blocks, std::memory_order_relaxed);
-  return blocks;
+  return once_per_device([] {
+    int device = 0, sms = 0, per_sm = 0;
+    RSH_CUDA_CHECK(cudaGetDevice(&device));
+    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sddmm_csr_kernel<T, Offset, OutT, B, kVec>,
+                                                                 kSddmmThreadsPerBlock, 0));
+    return int64_t(sms) * per_sm;
+  });
 }
 
 template <class T, class Offset, class OutT>

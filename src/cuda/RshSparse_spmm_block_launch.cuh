@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "cuda/RshSparse_cuda_device_cache.hpp"
 #include "cuda/RshSparse_spmm_block_kernel.cuh"
 #include "cuda/RshSparse_spmm_block_plan.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
@@ -28,18 +29,23 @@ size_t block_smem_bytes(BlockStaging s) {
 }
 
 /// Lets the dense-block kernels of T and S (T output, and FP32 where the accumulation is FP32; each staging)
-/// use their 86 / 155 KB (FP64: 100 / 167 KB) of dynamic shared memory; once per plan, on the plan's device.
+/// use their 86 / 155 KB (FP64: 100 / 167 KB) of dynamic shared memory; once a device (the attributes stay
+/// set).
 template <class T, Tf32Split S>
 void allow_block_kernel_smem() {
-  const auto allow = [](auto kernel, size_t bytes) {
-    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  };
-  constexpr int k = BlockMma<T>::kRoundSteps;
-  for (const BlockStaging s : {BlockStaging{k, 1}, BlockStaging{k, 2}, BlockStaging{2 * k, 1}}) {
-    allow(block_kernel_for<T, T, S>(s), block_smem_bytes<T>(s));
-    if constexpr (std::is_same<Accum<T>, float>::value) allow(block_kernel_for<T, float, S>(s), block_smem_bytes<T>(s));
-  }
+  once_per_device([] {
+    const auto allow = [](auto kernel, size_t bytes) {
+      RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+      RSH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    };
+    constexpr int k = BlockMma<T>::kRoundSteps;
+    for (const BlockStaging s : {BlockStaging{k, 1}, BlockStaging{k, 2}, BlockStaging{2 * k, 1}}) {
+      allow(block_kernel_for<T, T, S>(s), block_smem_bytes<T>(s));
+      if constexpr (std::is_same<Accum<T>, float>::value)
+        allow(block_kernel_for<T, float, S>(s), block_smem_bytes<T>(s));
+    }
+    return true;
+  });
 }
 
 /// Launch configuration of the dense-block kernel: `clusters` clusters of `cluster` CTAs along x, `slices`

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/RshSparse_cuda_device_array.hpp"
+#include "cuda/RshSparse_cuda_device_cache.hpp"
 #include "cuda/RshSparse_cuda_element.hpp"
 #include "cuda/RshSparse_spmm_cuda.hpp"
 #include "cuda/RshSparse_spmm_block_launch.cuh"
@@ -175,32 +176,36 @@ constexpr int residual_narrow_features() {
 }
 
 /// Residual CTAs of the narrow lane width (residual_narrow_features) resident at once on the current device
-/// (0 for FP16 and BF16).
+/// (0 for FP16 and BF16); asked once a device.
 template <class T>
 int64_t residual_wave_ctas() {
   constexpr int V = residual_narrow_features<T>();
   if constexpr (V > 0) {
-    int device = 0, sms = 0, per_sm = 0;
-    RSH_CUDA_CHECK(cudaGetDevice(&device));
-    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    RSH_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, residual_kernel<T, T, V>, kResThreadsPerBlock, 0));
-    return int64_t(sms) * per_sm;
+    return once_per_device([] {
+      int device = 0, sms = 0, per_sm = 0;
+      RSH_CUDA_CHECK(cudaGetDevice(&device));
+      RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      RSH_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, residual_kernel<T, T, V>, kResThreadsPerBlock, 0));
+      return int64_t(sms) * per_sm;
+    });
   } else {
     return 0;
   }
 }
 
-/// Warps of the fused Tensor-Core kernel resident at once on the current device.
+/// Warps of the fused Tensor-Core kernel resident at once on the current device; asked once a device.
 template <class T>
 int64_t tc_wave_warps() {
   static_assert(kTcMaxWarpsPerItem == kTcWarpsPerBlock, "rsh::spmm: K splits a task over one CTA's warps");
-  int device = 0, sms = 0, per_sm = 0;
-  RSH_CUDA_CHECK(cudaGetDevice(&device));
-  RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spmm_kernel<T, T, Tf32Split::kNone>,
-                                                               kResThreadsPerBlock, 0));
-  return int64_t(sms) * per_sm * kTcWarpsPerBlock;
+  return once_per_device([] {
+    int device = 0, sms = 0, per_sm = 0;
+    RSH_CUDA_CHECK(cudaGetDevice(&device));
+    RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spmm_kernel<T, T, Tf32Split::kNone>,
+                                                                 kResThreadsPerBlock, 0));
+    return int64_t(sms) * per_sm * kTcWarpsPerBlock;
+  });
 }
 
 /// Host values to device elements; the first `tf32_count` are rounded to
@@ -232,7 +237,7 @@ void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
   d.dense = f.dense_blocks;
   if (f.dense_blocks) {
     for_each_split<T>([&](auto s) { allow_block_kernel_smem<T, decltype(s)::value>(); });
-    d.dense_waves = query_block_waves<T, Tf32Split::kNone>();
+    d.dense_waves = once_per_device([] { return query_block_waves<T, Tf32Split::kNone>(); });
     d.dense_layout = impl::DenseBlockLayout(f.num_rows, f.num_cols);
   }
   d.residual_wave_ctas = residual_wave_ctas<T>();
@@ -318,7 +323,7 @@ SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t strea
     detail::check_launch("dense_slot_kernel");
     d.store.dense_values = DeviceArray<T>(size_t(d.dense_layout.num_slots()), stream);
   }
-  RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // tile_nnz
+  if (f.num_tiles) RSH_CUDA_CHECK(cudaStreamSynchronize(stream));  // tile_nnz (0 without tiles)
   if (!d.dense) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz, stream);
   d.bind_values();
   update_values_device(values, stream);

@@ -155,6 +155,24 @@ KOKKOS_INLINE_FUNCTION ElementAt element_at(const LongWindows<MemorySpace>& lw, 
   return {lo, -1, -1};  // unreachable for e < offset(count())
 }
 
+/// Sets in `bits`, a bitmap of a window's column span in team scratch (span.words() words, bit c -
+/// span.first for column c), the bit of every column of the window's rows: cleared first, and the team
+/// waits for it before and after.
+template <class Member, class Words, class RowMap, class Entries>
+KOKKOS_INLINE_FUNCTION void fill_window_bitmap(const Member& team, const Words& bits, const WindowSpan& span,
+                                               const int* rows, const RowMap& row_map, const Entries& entries) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, span.words()), [&](const int i) { bits(i) = 0; });
+  team.team_barrier();
+  for (int i = 0; i < 8; ++i) {
+    if (rows[i] < 0) continue;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_map(rows[i]), row_map(rows[i] + 1)), [&](const int64_t k) {
+      const int c = entries(k) - span.first;
+      Kokkos::atomic_fetch_or(&bits(c / 32), 1u << (c % 32));
+    });
+  }
+  team.team_barrier();
+}
+
 /// Ranks the columns of the long windows of `lw` that window_span calls bitmap_ranked: a team a window.
 template <class ExecSpace, class Windows>
 void bitmap_ranks_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::memory_space>& A,
@@ -180,17 +198,7 @@ void bitmap_ranks_on(const ExecSpace& exec, const SortedCrs<typename ExecSpace::
         if (!span.bitmap_ranked()) return;
         const Words bits(team.team_scratch(0), kWords), before(team.team_scratch(0), kWords);
         const int words = span.words();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, words), [&](const int i) { bits(i) = 0; });
-        team.team_barrier();
-        for (int i = 0; i < 8; ++i) {
-          if (rows[i] < 0) continue;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_map(rows[i]), row_map(rows[i] + 1)),
-                               [&](const int64_t k) {
-                                 const int c = entries(k) - span.first;
-                                 Kokkos::atomic_fetch_or(&bits(c / 32), 1u << (c % 32));
-                               });
-        }
-        team.team_barrier();
+        fill_window_bitmap(team, bits, span, rows, row_map, entries);
         Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, words), [&](const int i, int& sum, const bool last) {
           if (last) before(i) = static_cast<unsigned>(sum);
           sum += popcount64(bits(i));
@@ -330,8 +338,7 @@ struct WindowRanks {
 /// thread, long ones (more than `longer_than` nonzeros) an entry a thread; on_distinct(w, distinct columns
 /// of window w) for every window.
 /// The passes that then visit the entries (for_each_window_entry) read the ranks instead of merging again.
-/// kKeepRanks false: the distinct counts alone (short windows' ranks are not stored).
-template <bool kKeepRanks = true, class ExecSpace, class Windows, class OnDistinct>
+template <class ExecSpace, class Windows, class OnDistinct>
 WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& exec,
                                                               const SortedCrs<typename ExecSpace::memory_space>& A,
                                                               const Windows& windows, int64_t num_windows,
@@ -339,7 +346,7 @@ WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& e
   using Mem = typename ExecSpace::memory_space;
   WindowRanks<Mem> out;
   out.lw = long_windows_on(exec, A, windows, num_windows, longer_than);
-  out.rank = scratch_view<int>(exec, "rsh::window_ranks::rank", kKeepRanks ? A.nnz : 0);
+  out.rank = scratch_view<int>(exec, "rsh::window_ranks::rank", A.nnz);
   const auto row_map = A.row_map;
   const auto entries = A.entries;
   const auto rank = out.rank;
@@ -348,9 +355,8 @@ WindowRanks<typename ExecSpace::memory_space> window_ranks_on(const ExecSpace& e
         int rows[8];
         windows(w, rows);
         if (window_nnz(row_map, rows) > longer_than) return;
-        on_distinct(w, merge_window_columns(row_map, entries, rows, [&](int local, int, int64_t k, bool) {
-                      if (kKeepRanks) rank(k) = local;
-                    }));
+        on_distinct(
+            w, merge_window_columns(row_map, entries, rows, [&](int local, int, int64_t k, bool) { rank(k) = local; }));
       });
   const LongWindows<Mem> lw = out.lw;
   Kokkos::parallel_for(

@@ -119,17 +119,20 @@ RsTilePattern<typename ExecSpace::memory_space> rstile_on(const ExecSpace& exec,
   const auto res_rows = roles.res_rows;
   const auto res_row_map = residual.row_map;
   const auto res_entries = residual.entries;
-  p.res_ptr = uninitialized_view<int>(exec, "rsh::res_ptr", R + 1);  // the scan writes every offset
+  // The residual's offsets where the partition has them (every row residual), else a scan writes them.
+  p.res_ptr = roles.res_ptr.extent(0) ? roles.res_ptr : uninitialized_view<int>(exec, "rsh::res_ptr", R + 1);
   const auto res_ptr = p.res_ptr;
   auto residual_row_nnz = KOKKOS_LAMBDA(const int64_t j) {
     return res_row_map(res_rows(j) + 1) - res_row_map(res_rows(j));
   };
   // Without windows, whole rows put every nonzero in the residual: its size is known without a wait.
   int64_t residual_total = A.nnz;
-  if (W == 0 && !roles.split)
-    scan_offsets(exec, "rsh::inspect::residual_offsets", R, res_ptr, residual_row_nnz);
-  else
+  if (W == 0 && !roles.split) {
+    if (roles.res_ptr.extent(0) == 0)
+      scan_offsets(exec, "rsh::inspect::residual_offsets", R, res_ptr, residual_row_nnz);
+  } else {
     residual_total = exclusive_scan(exec, "rsh::inspect::residual_offsets", R, res_ptr, residual_row_nnz);
+  }
   const int res_nnz = checked(residual_total, "residual nonzeros");
   p.res_cols = uninitialized_view<int>(exec, "rsh::res_cols", res_nnz);
   const auto res_cols = p.res_cols;

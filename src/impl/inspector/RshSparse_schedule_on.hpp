@@ -258,13 +258,15 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
   // Rows no item stores once (pieces' rows, split rows, and empty rows outside windows) are scaled by
   // beta first.
   const auto stored = scratch_zeros<uint8_t>(exec, "rsh::schedule::stored", n);
-  Kokkos::parallel_for(
-      "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
-        if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles, rows_split && split_window(w)))
-          return;  // its items add with atomics
-        for (int i = 0; i < 8; ++i)
-          if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
-      });
+  if (W > 0)  // (an empty launch still costs the host a launch's time)
+    Kokkos::parallel_for(
+        "rsh::inspect::stored_windows", Range64<ExecSpace>(exec, 0, W), KOKKOS_LAMBDA(const int64_t w) {
+          if (window_pieces(window_tile_offset(w + 1) - window_tile_offset(w), max_tiles,
+                            rows_split && split_window(w)))
+            return;  // its items add with atomics
+          for (int i = 0; i < 8; ++i)
+            if (window_rows(8 * w + i) >= 0) stored(window_rows(8 * w + i)) = 1;
+        });
   Kokkos::parallel_for(
       "rsh::inspect::stored_residual", Range64<ExecSpace>(exec, 0, R), KOKKOS_LAMBDA(const int64_t j) {
         if (!scheduled_cut(res_ptr(j + 1) - res_ptr(j), is_split_row(j), piece_nnz, max_len).atomic)
@@ -275,8 +277,10 @@ void schedule_on(const ExecSpace& exec, RsTilePattern<typename ExecSpace::memory
       exec, "rsh::inspect::scale_rows", n, scale_at,
       KOKKOS_LAMBDA(const int64_t r) { return int64_t(stored(r) == 0); });
   const auto rank = scratch_view<int64_t>(exec, "rsh::schedule::rank", R);
-  // The count of each kind, then of the rows to scale: one copy back for both.
-  const auto totals = scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds + 1);
+  // The count of each kind, then of the rows to scale: one copy back for both. (The scan's last row writes
+  // every kind's count; without residual rows they are zeros.)
+  const auto totals = R > 0 ? scratch_view<int64_t>(exec, "rsh::schedule::totals", kResidualKinds + 1)
+                            : scratch_zeros<int64_t>(exec, "rsh::schedule::totals", kResidualKinds + 1);
   Kokkos::parallel_scan("rsh::inspect::residual_kinds", Range64<ExecSpace>(exec, 0, R),
                         ResidualRanks<Mem>{res_ptr, rank, totals, piece_nnz, max_len, group, R, split_row});
   Kokkos::deep_copy(exec, Kokkos::subview(totals, int64_t(kResidualKinds)), Kokkos::subview(scale_at, n));

@@ -52,10 +52,10 @@ KOKKOS_INLINE_FUNCTION uint64_t entry_term(int64_t k, uint32_t col) {
   return position_term(k, col, 0x2545f491u);
 }
 
-/// The pattern hash of an m x n CSR from its row offsets' terms and its entries' terms, each summed modulo
-/// 2^64 (the sums do not depend on the order they are taken in).
-inline uint64_t pattern_hash(int64_t num_rows, int64_t num_cols, uint64_t rows, uint64_t entries) {
-  return mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + mix64(rows) + entries;
+/// The pattern hash of an m x n CSR from its row offsets' terms and its entries' terms summed modulo 2^64
+/// (the sum does not depend on the order it is taken in, so one pass may take both kinds of term).
+inline uint64_t pattern_hash(int64_t num_rows, int64_t num_cols, uint64_t terms) {
+  return mix64(uint64_t(num_rows) * 0x9E3779B97F4A7C15ULL ^ uint64_t(num_cols)) + terms;
 }
 
 template <class RowMap, class Entries, class Values>
@@ -104,7 +104,7 @@ CsrSignature csr_signature_on(const ExecSpace& exec, int64_t num_rows, int64_t n
                           Range64<ExecSpace>(exec, 0, (n + Functor::kPerIndex - 1) / Functor::kPerIndex),
                           Functor{row_map, entries, values}, sums);
   CsrSignature out;
-  out.pattern = pattern_hash(num_rows, num_cols, sums.rows, sums.entries);
+  out.pattern = pattern_hash(num_rows, num_cols, sums.rows + sums.entries);
   out.values = sums.values;
   return out;
 }

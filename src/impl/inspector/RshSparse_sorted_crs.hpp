@@ -70,62 +70,63 @@ SortedCrs<typename ExecSpace::memory_space> sorted_crs(const ExecSpace& exec, in
   if (num_cols > INT_MAX || num_rows > INT_MAX)
     throw std::invalid_argument(w + ": " + std::to_string(num_rows) + " x " + std::to_string(num_cols) +
                                 " exceeds the 32-bit row and column ids of the format");
-  const int64_t n = num_rows;
+  const int64_t n = num_rows, stored = static_cast<int64_t>(user_entries.extent(0));
   const auto row_map = scratch_view<int64_t>(exec, "rsh::sorted::row_map", n + 1);
   A.row_map = row_map;
-  // The copy and its checks in one pass, whose result is the only wait: the first decrease, row_map(0) and
-  // row_map(n); and the pattern hash's row terms.
-  const Tally rows = tally(
-      exec, "rsh::inspect::copy_row_map", n + 1, KOKKOS_LAMBDA(const int64_t r, Tally& t) {
-        const int64_t at = static_cast<int64_t>(user_row_map(r));
-        row_map(r) = at;
-        t.hash += row_offset_term(r, static_cast<uint64_t>(user_row_map(r)));
-        if (r == 0) t.sum[0] = at;
-        if (r == n) t.sum[1] = at;
-        if (r < n && static_cast<int64_t>(user_row_map(r + 1)) < at && -r > t.max[0]) t.max[0] = -r;
-      });
-  if (rows.sum[0] != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(rows.sum[0]) + " != 0");
-  if (rows.max[0] != INT64_MIN)
-    throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(-rows.max[0]));
-  A.nnz = rows.sum[1];
-  if (A.nnz != static_cast<int64_t>(user_entries.extent(0)) || A.nnz != num_values)
-    throw std::invalid_argument(w + ": row_map(" + std::to_string(n) + ") = " + std::to_string(A.nnz) +
-                                " but entries has " + std::to_string(user_entries.extent(0)) + " and values " +
-                                std::to_string(num_values));
-
-  // Columns in range, and the rows whose columns ever decrease, in one pass an entry a thread (a row a
-  // thread would walk a hub row of a power-law graph alone): a decrease at k inside a row (not at its
-  // first entry) marks the row. (Marks made beside a column out of range are never read: that throws.)
-  const auto entries = scratch_view<int>(exec, "rsh::sorted::entries", A.nnz);
+  const auto entries = scratch_view<int>(exec, "rsh::sorted::entries", stored);
   A.entries = entries;
   const auto unsorted = scratch_zeros<char>(exec, "rsh::sorted::unsorted", n);
-  const Tally cols = tally(
-      exec, "rsh::inspect::check_entries", A.nnz, KOKKOS_LAMBDA(const int64_t k, Tally& t) {
+  // The copies and their checks in one pass, whose result is the only wait. Rows: the first decrease
+  // (max[0], negated), row_map(0) (sum[0]) and row_map(n) (sum[1]). Entries (each on its own thread: a row a
+  // thread would walk a hub row of a power-law graph alone): the first column out of range (max[1],
+  // negated), and the rows whose columns ever decrease, found in the user's row_map (a decrease at k inside
+  // a row, not at its first entry, marks the row; sum[2] counts them). And the pattern hash's terms of both.
+  // Nothing of it is used unless every check passes.
+  const Tally checks = tally(
+      exec, "rsh::inspect::check_crs", n + 1 > stored ? n + 1 : stored, KOKKOS_LAMBDA(const int64_t i, Tally& t) {
+        if (i <= n) {
+          const int64_t at = static_cast<int64_t>(user_row_map(i));
+          row_map(i) = at;
+          t.hash += row_offset_term(i, static_cast<uint64_t>(at));
+          if (i == 0) t.sum[0] = at;
+          if (i == n) t.sum[1] = at;
+          if (i < n && static_cast<int64_t>(user_row_map(i + 1)) < at && -i > t.max[0]) t.max[0] = -i;
+        }
+        if (i >= stored) return;
+        const int64_t k = i;
         const auto c = user_entries(k);
         if (c < 0 || c >= num_cols) {
-          if (-k > t.max[0]) t.max[0] = -k;
+          if (-k > t.max[1]) t.max[1] = -k;
           entries(k) = 0;
           return;
         }
         entries(k) = static_cast<int>(c);
         t.hash += entry_term(k, static_cast<uint32_t>(c));
-        if (k == 0 || c >= user_entries(k - 1)) return;
-        const int64_t r = row_of(row_map, n, k);
-        if (row_map(r) == k) return;  // k starts its row
-        unsorted(r) = 1;              // (every thread that finds row r stores the same)
-        t.sum[0] += 1;
+        if (k == 0 || n == 0 || c >= user_entries(k - 1)) return;  // (n == 0 with entries throws below)
+        const int64_t r = row_of(user_row_map, n, k);
+        if (static_cast<int64_t>(user_row_map(r)) == k) return;  // k starts its row
+        unsorted(r) = 1;                                         // (every thread that finds row r stores the same)
+        t.sum[2] += 1;
       });
-  if (cols.max[0] != INT64_MIN) {
-    const int64_t k = -cols.max[0];
+  if (checks.sum[0] != 0) throw std::invalid_argument(w + ": row_map(0) = " + std::to_string(checks.sum[0]) + " != 0");
+  if (checks.max[0] != INT64_MIN)
+    throw std::invalid_argument(w + ": row_map decreases at row " + std::to_string(-checks.max[0]));
+  A.nnz = checks.sum[1];
+  if (A.nnz != stored || A.nnz != num_values)
+    throw std::invalid_argument(w + ": row_map(" + std::to_string(n) + ") = " + std::to_string(A.nnz) +
+                                " but entries has " + std::to_string(stored) + " and values " +
+                                std::to_string(num_values));
+  if (checks.max[1] != INT64_MIN) {
+    const int64_t k = -checks.max[1];
     throw std::invalid_argument(w + ": column index " +
                                 std::to_string(static_cast<int64_t>(read_back(user_entries, k))) + " at position " +
                                 std::to_string(k) + " outside [0, " + std::to_string(num_cols) + ")");
   }
-  A.signature = pattern_hash(num_rows, num_cols, rows.hash, cols.hash);
+  A.signature = pattern_hash(num_rows, num_cols, checks.hash);
   auto unsorted_row = KOKKOS_LAMBDA(const int64_t r) {
     return unsorted(r) != 0;
   };
-  if (cols.sum[0] == 0) return A;
+  if (checks.sum[2] == 0) return A;
   // Unsorted rows: (column, user position) sorted by column. Short rows on one thread each; long ones (hub
   // rows, whose heap sort on one thread would be the phase's critical path) in one global sort of
   // (row, column) keys, which leaves each row's entries in its own range.
