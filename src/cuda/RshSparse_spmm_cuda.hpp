@@ -114,7 +114,8 @@ struct KernelConfig {
   /// items add into C with atomics: detail::column_major_mode).
   int column_major = 0;
   /// Residual items on Tensor Cores in launches without Tensor-Core items (FP16 and BF16, B's rows in 16-byte
-  /// vectors): 0 the planner's rule (detail::residual_mma_planned), 1 never, 2 wherever they apply.
+  /// vectors): 2 wherever they apply; 0 (the planner's choice: CUDA cores, see detail::residual_mma_planned)
+  /// and 1 never.
   int residual_mma = 0;
 };
 

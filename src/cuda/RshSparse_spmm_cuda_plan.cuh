@@ -253,22 +253,13 @@ inline bool scale_rows_as_items(const FormatArrays& f) {
   return f.tc_num_unsplit == f.tc_num_items && f.res_num_local == f.res_num_items;
 }
 
-/// Residual items on Tensor Cores (residual_mma_kernel) where the plan's residual is all of A (no
-/// Tensor-Core items) and of short rows, on large matrices only: there the CUDA-core loop is bound by its
-/// instructions, which the MMAs cut, and not by the bytes it gathers, which stay the same. Rows of more
-/// nonzeros on average reuse their neighbours' B rows in L1 on CUDA cores, which the kernel's cp.async
-/// (L2 only) does not (perf_tests/results/h200_2026-11-28h.md).
-constexpr int64_t kResidualMmaMinNnz = int64_t(1) << 22;
-constexpr int kResidualMmaMaxMeanRowNnz = 16;
-/// ... and n wide enough to fill most of a 128-feature slice.
-constexpr int kResidualMmaMinFeatures = 64;
-
-/// Whether the plan's residual goes to Tensor Cores where B's rows allow (KernelConfig::residual_mma).
+/// Whether the plan's residual goes to Tensor Cores (residual_mma_kernel) where B's rows allow: only when
+/// KernelConfig::residual_mma asks for it, for 16-bit operands in plans without Tensor-Core items. The
+/// planner does not take it: in the library's plans it ran at most as fast as the CUDA-core loop on the
+/// generated matrices, and slower on most (perf_tests/results/h200_2026-11-28h.md).
 template <class T>
 bool residual_mma_planned(const PlanView<T>& d) {
-  if (sizeof(T) != 2 || d.tc_num_items > 0 || d.dense || d.config.residual_mma == 1) return false;
-  return d.config.residual_mma == 2 ||
-         (d.res_nnz >= kResidualMmaMinNnz && d.res_nnz <= int64_t(kResidualMmaMaxMeanRowNnz) * d.num_rows);
+  return sizeof(T) == 2 && d.tc_num_items == 0 && !d.dense && d.config.residual_mma == 2;
 }
 }  // namespace detail
 
@@ -507,8 +498,7 @@ bool launch_residual_mma(const PlanView<T>& d, SpmmParams<T, OutT> p, int n, boo
   if constexpr (sizeof(T) != 2) {
     return false;
   } else {
-    if (!residual_mma_planned(d) || !p.res.B.vec || (d.config.residual_mma == 0 && n < kResidualMmaMinFeatures))
-      return false;
+    if (!residual_mma_planned(d) || !p.res.B.vec) return false;
     const int item_blocks = (d.res_num_items + kResMmaItems * kResMmaWarps - 1) / (kResMmaItems * kResMmaWarps);
     p.res.slices = (n + kResMmaFeatures - 1) / kResMmaFeatures;
     p.res.item_blocks = impl::FastDivisor(item_blocks);

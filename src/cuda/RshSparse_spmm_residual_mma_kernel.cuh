@@ -12,9 +12,9 @@
 // land in shared memory by cp.async (two stages: the next 16 rows are in
 // flight while the current ones multiply) and reach the MMAs through
 // ldmatrix.trans, so a nonzero costs one MMA a lane group instead of a lane's
-// 8 conversions and 8 FMAs for each of its features. The kernel pays where
-// the residual loop is bound by issue rather than by the gathers' bytes:
-// short rows of large matrices (the planner's rule: residual_mma_planned).
+// 8 conversions and 8 FMAs for each of its features. It runs where
+// KernelConfig::residual_mma asks for it; the planner does not choose it
+// (residual_mma_planned says why).
 //
 // Shared memory, per warp: two stages of 16 B rows (16 x 256 bytes, chunk j of
 // row k at chunk j ^ (k % 8), so that the 8 rows an ldmatrix reads fall in
