@@ -43,6 +43,7 @@ struct Case {
   int dense_stages = 0;   ///< KernelConfig overrides for DenseBlocks
   int dense_round_steps = 0;
   int column_major = 0;  ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
+  int residual_mma = 0;  ///< KernelConfig override: residual items on Tensor Cores never (1) or where they apply (2)
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -75,9 +76,10 @@ class CudaSpmmTest : public ::testing::Test {
     SCOPED_TRACE("seed " + std::to_string(seed) + " column-major mode " + std::to_string(c.column_major) + " K " +
                  std::to_string(c.warps_per_item) + " G " + std::to_string(c.residual_lanes) + " V " +
                  std::to_string(c.lane_features) + " cluster " + std::to_string(c.dense_cluster) + " stages " +
-                 std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) +
-                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
-                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
+                 std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) + " residual mma " +
+                 std::to_string(c.residual_mma) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
+                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
+                 rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -99,7 +101,7 @@ class CudaSpmmTest : public ::testing::Test {
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages,
-                     c.dense_round_steps, c.column_major});
+                     c.dense_round_steps, c.column_major, c.residual_mma});
     using Scalar = rsh::cuda::Accum<T>;
     plan.spmm(static_cast<Scalar>(c.alpha), dB.get(), ldb, static_cast<Scalar>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
@@ -167,6 +169,41 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
     c.lane_features = features;
     this->check(A, c);
   }
+}
+
+// Residual items on Tensor Cores (FP16, BF16): whole rows and rows cut into pieces (summed in the warp, or
+// added with atomics past one CTA), rows of several 16-nonzero steps, empty rows, permuted rows, several CTAs
+// with a partial last one, partial 128-feature slices, alpha/beta; padded B falls back to CUDA cores.
+TYPED_TEST(CudaSpmm, ResidualItemsOnTensorCores) {
+  using T = typename TypeParam::first_type;
+  if (sizeof(T) != 2) GTEST_SKIP() << "Tensor-Core residual items are FP16 and BF16 only";
+  const uint64_t seed = rsh::test::fresh_seed();
+  const auto A = rsh::test::random_crs(1500, 700, 40, seed, true);
+  rsh::Options sorted = rsh::test::options(rsh::Partition::kCudaCoreOnly);
+  sorted.reorder = rsh::Reorder::kPlainSort;
+  for (const rsh::Options& o : {rsh::test::options(rsh::Partition::kCudaCoreOnly),
+                                rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8), sorted}) {
+    {
+      const auto ins = rsh::impl::inspect(A, o, "test");
+      const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
+      rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, TypeParam::math);
+      plan.set_config({0, 0, 0, 0, 0, 0, 0, 2});
+      EXPECT_NE(plan.describe().find("on Tensor Cores where B"), std::string::npos) << plan.describe();
+    }
+    for (int n : {8, 120, 128, 136, 256})
+      for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
+        Case c{n, ab.first, ab.second, o, Layout::kRowMajor};
+        c.padded = false, c.residual_mma = 2;
+        this->check(A, c);
+      }
+    Case padded{128, 1.0, 0.5, o, Layout::kRowMajor};
+    padded.residual_mma = 2;
+    this->check(A, padded);
+  }
+  const auto short_rows = rsh::test::random_crs(300, 90, 3, seed + 1);  // empty rows and one-step items
+  Case c{128, 2.0, 1.0, rsh::test::options(rsh::Partition::kCudaCoreOnly), Layout::kRowMajor};
+  c.padded = false, c.residual_mma = 2;
+  this->check(short_rows, c);
 }
 
 // Row-major B and C without padding: the 16-byte vector paths (cp.async B

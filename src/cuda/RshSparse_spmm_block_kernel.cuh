@@ -60,9 +60,7 @@ struct BlockMma16 {
     for (int j = 0; j < kWarpTiles; j += 2) {
       const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(bs + k * kBlockStride<T> + (j + m / 2) * 8));
       uint32_t b[4];
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                   : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
-                   : "r"(addr));
+      ldmatrix_x4_trans(b, addr);
 #pragma unroll
       for (int h = 0; h < 2; ++h) mma_m16n8k16<T>(acc[j + h], a[0], a[1], a[2], a[3], b[2 * h], b[2 * h + 1]);
     }
@@ -234,10 +232,7 @@ struct BlockCopies {
       for (int s = 0; s < S::kSteps; ++s) {
         if (s >= steps) break;
         const bool ok = fill[i] && s < valid_steps[i];
-        // L2 only (.cg): every block is read once per CTA.
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst[i] + s * dst_step),
-                     "l"(ok ? src[i] + s * src_step[i] : src[i]), "r"(ok ? 16 : 0)
-                     : "memory");
+        cp_async_16_l2(dst[i] + s * dst_step, ok ? src[i] + s * src_step[i] : src[i], ok);  // read once per CTA
       }
     }
   }

@@ -113,6 +113,10 @@ struct KernelConfig {
   /// C in place, 3 both through row-major copies (0: the planner's, by the operands' sizes and whether work
   /// items add into C with atomics: detail::column_major_mode).
   int column_major = 0;
+  /// Residual items on Tensor Cores in launches without Tensor-Core items (FP16 and BF16, B's rows in 16-byte
+  /// vectors): 2 wherever they apply; 0 (the planner's choice: CUDA cores, see detail::residual_mma_planned)
+  /// and 1 never.
+  int residual_mma = 0;
 };
 
 /// A CSR matrix in device memory, as the handle-free multiply reads it: columns in any order within a

@@ -16,6 +16,7 @@
 #include "cuda/RshSparse_spmm_block_launch.cuh"
 #include "cuda/RshSparse_spmm_format_kernel.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
+#include "cuda/RshSparse_spmm_residual_mma_kernel.cuh"
 #include "cuda/RshSparse_spmm_tc_plan.hpp"
 #include "cuda/RshSparse_spmm_transpose_kernel.cuh"
 #include "cuda/RshSparse_spmm_values_kernel.cuh"
@@ -80,6 +81,7 @@ template <class T>
 struct PlanView {
   int num_rows = 0, num_cols = 0, tc_num_items = 0, tc_num_unsplit = 0, res_num_items = 0, res_num_local = 0;
   int num_scale_rows = 0, num_tiles = 0;
+  int64_t res_nnz = 0;
   Tf32Split split = Tf32Split::kNone;  ///< from math and the Tensor-Core values (update_values)
   KernelConfig config;
   int64_t residual_wave_ctas = 0;  ///< residual CTAs of the narrow lane width resident at once on the device
@@ -103,7 +105,7 @@ struct PlanView {
 /// A plan's own device arrays and the view into them.
 template <class T>
 struct PlanData : PlanView<T> {
-  int tile_nnz = 0, res_nnz = 0;
+  int tile_nnz = 0;
   FloatMath math = FloatMath::kFp32;
   struct Storage {
     DeviceArray<int> window_rows, tile_cols, tile_val_offset, res_cols;
@@ -249,6 +251,15 @@ void take_counts(PlanData<T>& d, const FormatArrays& f, FloatMath math) {
 /// earlier launch scales them together with the rows of atomic items.
 inline bool scale_rows_as_items(const FormatArrays& f) {
   return f.tc_num_unsplit == f.tc_num_items && f.res_num_local == f.res_num_items;
+}
+
+/// Whether the plan's residual goes to Tensor Cores (residual_mma_kernel) where B's rows allow: only when
+/// KernelConfig::residual_mma asks for it, for 16-bit operands in plans without Tensor-Core items. The
+/// planner does not take it: in the library's plans it ran at most as fast as the CUDA-core loop on the
+/// generated matrices, and slower on most (perf_tests/results/h200_2026-11-28h.md).
+template <class T>
+bool residual_mma_planned(const PlanView<T>& d) {
+  return sizeof(T) == 2 && d.tc_num_items == 0 && !d.dense && d.config.residual_mma == 2;
 }
 }  // namespace detail
 
@@ -426,6 +437,9 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (config.column_major < 0 || config.column_major > 3)
     throw std::invalid_argument("rsh::cuda::KernelConfig: column_major = " + std::to_string(config.column_major) +
                                 " not in {0, 1, 2, 3}");
+  if (config.residual_mma < 0 || config.residual_mma > 2)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: residual_mma = " + std::to_string(config.residual_mma) +
+                                " not in {0, 1, 2}");
   d_->config = config;
 }
 
@@ -458,6 +472,7 @@ std::string SpmmPlan<T>::describe() const {
   if (d.tc_num_items > 0) s += std::string("Tensor-Core tiles in ") + tc;
   if (d.tc_num_items > 0 && d.res_num_items > 0) s += " + ";
   if (d.res_num_items > 0 || d.tc_num_items == 0) s += std::string("CUDA-core residual in ") + cuda_core;
+  if (detail::residual_mma_planned(d)) s += " (on Tensor Cores where B is row-major and 16-byte aligned)";
   return s;
 }
 
@@ -475,6 +490,28 @@ void spmm_dense_blocks(const PlanView<T>& d, Accum<T> alpha, const DenseRef<cons
   with_split<T>(d.split, [&](auto s) {
     launch_block_kernel<decltype(s)::value>(p, l.groups, launch.cluster, launch.staging, stream);
   });
+}
+
+/// The residual's launch on Tensor Cores, if planned and B's rows are 16-byte vectors; false otherwise.
+template <class T, class OutT>
+bool launch_residual_mma(const PlanView<T>& d, SpmmParams<T, OutT> p, int n, bool after_prior, cudaStream_t stream) {
+  if constexpr (sizeof(T) != 2) {
+    return false;
+  } else {
+    if (!residual_mma_planned(d) || !p.res.B.vec) return false;
+    const int item_blocks = (d.res_num_items + kResMmaItems * kResMmaWarps - 1) / (kResMmaItems * kResMmaWarps);
+    p.res.slices = (n + kResMmaFeatures - 1) / kResMmaFeatures;
+    p.res.item_blocks = impl::FastDivisor(item_blocks);
+    once_per_device([] {
+      RSH_CUDA_CHECK(cudaFuncSetAttribute(residual_mma_kernel<T, OutT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          kResMmaSmemBytes));
+      return true;
+    });
+    launch_programmatic(residual_mma_kernel<T, OutT>, p, static_cast<unsigned>(int64_t(item_blocks) * p.res.slices),
+                        kResThreadsPerBlock, kResMmaSmemBytes, after_prior, stream);
+    check_launch("residual_mma_kernel");
+    return true;
+  }
 }
 
 /// The multiply on dense operands the kernels read and write as rows (row-major, or the row-major copies
@@ -565,6 +602,7 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   p.wait_first = b_from_prior && !scaled;
   const bool after_prior = scaled || b_from_prior;
   if (p.tc_blocks == 0) {
+    if (detail::launch_residual_mma(d, p, n, after_prior, stream)) return;
     if constexpr (sizeof(T) == 8)
       if (lane_features == 2)
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 2>, p, blocks, after_prior, stream,

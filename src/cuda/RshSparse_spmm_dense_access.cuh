@@ -160,6 +160,11 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool fil
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(fill ? 16 : 0) : "memory");
 }
+/// The same to a shared-window address, through L2 only (.cg): for data a CTA reads once, so that it does
+/// not take L1 lines from data that is read again.
+__device__ __forceinline__ void cp_async_16_l2(unsigned dst, const void* src, bool fill) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(fill ? 16 : 0) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
