@@ -162,12 +162,8 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, bool fil
 }
 /// The same to a shared-window address, through L2 only (.cg): for data a CTA reads once, so that it does
 /// not take L1 lines from data that is read again.
-/// `bytes` (0 to 16) are read from src, the rest of the 16 written as zeros.
-__device__ __forceinline__ void cp_async_16_l2_bytes(unsigned dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
-}
 __device__ __forceinline__ void cp_async_16_l2(unsigned dst, const void* src, bool fill) {
-  cp_async_16_l2_bytes(dst, src, fill ? 16 : 0);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(fill ? 16 : 0) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");

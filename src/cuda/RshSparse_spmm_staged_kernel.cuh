@@ -72,44 +72,54 @@ struct StagedParams {
   bool wait_first;  ///< as SpmmParams::wait_first
 };
 
-/// The range of work unit u (slice-major: CTAs running at once share a slice), or an empty one past the end.
+/// Work unit u: a range and a slice (slice-major: CTAs running at once share a slice), and the range's
+/// description (an empty one past the last unit).
+struct StagedUnit {
+  int range, slice;
+  StagedRange m;
+};
 template <class T, class OutT>
-__device__ __forceinline__ StagedRange staged_range_of(const StagedParams<T, OutT>& p, int u) {
-  if (u >= p.num_ranges * p.slices) return StagedRange{0, kStagedNotStaged, 0, 0};
-  return p.ranges[u % p.num_ranges];
+__device__ __forceinline__ StagedUnit staged_unit(const StagedParams<T, OutT>& p, int u) {
+  if (u >= p.num_ranges * p.slices) return StagedUnit{0, 0, StagedRange{0, kStagedNotStaged, 0, 0}};
+  const int slice = p.slices == 1 ? 0 : u / p.num_ranges, range = u - slice * p.num_ranges;
+  return StagedUnit{range, slice, p.ranges[range]};
 }
 
 /// Copies elements [begin, end) of src into dst, from the 16-byte chunk holding `begin`; dst[i] holds
-/// src[(begin rounded down to a chunk) + i]. Nothing past src[total) is read (src is 16-byte aligned).
+/// src[(begin rounded down to a chunk) + i]. Nothing past src[total) is read (src is 16-byte aligned): a
+/// last chunk cut by `total` is copied element by element.
 template <class E>
 __device__ __forceinline__ void stage_elements(E* dst, const E* src, int begin, int end, int64_t total) {
   constexpr int kPer = kStagedChunkBytes / int(sizeof(E));
   const int first = begin & ~(kPer - 1), chunks = (end - first + kPer - 1) / kPer;
   for (int c = threadIdx.x; c < chunks; c += blockDim.x) {
     const int64_t at = int64_t(first) + int64_t(c) * kPer;
-    const int64_t left = total - at;
-    const int bytes = left >= kPer ? kStagedChunkBytes : left > 0 ? int(left) * int(sizeof(E)) : 0;
-    cp_async_16_l2_bytes(static_cast<unsigned>(__cvta_generic_to_shared(dst + c * kPer)), src + (bytes ? at : 0),
-                         bytes);
+    if (at + kPer <= total) {
+      cp_async_16_l2(static_cast<unsigned>(__cvta_generic_to_shared(dst + c * kPer)), src + at, true);
+    } else {
+      for (int e = 0; e < kPer; ++e) dst[c * kPer + e] = at + e < total ? src[at + e] : E{};
+    }
   }
 }
 
-/// Requests the copies of work unit u's range into a stage (no commit); nothing for a range from global memory.
+/// Requests the copies of a unit's range into a stage (no commit); nothing for a range from global memory.
+/// Thread t copies chunk t % kStagedLanes of B rows t / kStagedLanes, then every kRowsAtOnce-th row.
 template <class T, class OutT>
-__device__ __forceinline__ void request_range(const StagedParams<T, OutT>& p, StagedStage<T>& st, int u,
-                                              const StagedRange& m) {
+__device__ __forceinline__ void request_range(const StagedParams<T, OutT>& p, StagedStage<T>& st,
+                                              const StagedUnit& unit) {
+  const StagedRange& m = unit.m;
   if (m.cols == kStagedNotStaged) return;
-  constexpr int V = staged_lane_features<T>();
-  const int range = u % p.num_ranges, f = (u / p.num_ranges) * staged_slice_features<T>();
+  constexpr int V = staged_lane_features<T>(), kRowsAtOnce = kResThreadsPerBlock / kStagedLanes;
   const DenseRef<const T>& B = p.res.B;
-  const T* first_row = B.ptr + int64_t(m.col_begin) * B.row_stride;
-  for (int i = threadIdx.x; i < m.cols * kStagedLanes; i += blockDim.x) {
-    const int r = i / kStagedLanes, fl = f + (i % kStagedLanes) * V;
-    const bool fill = fl < B.n;  // n is a multiple of 8 (DenseRef::vec): a chunk is wholly in or past n
-    cp_async_16_l2(static_cast<unsigned>(__cvta_generic_to_shared(st.b + i)),
-                   fill ? first_row + int64_t(r) * B.row_stride + fl : B.ptr, fill);
-  }
-  const int item0 = range * kStagedRows, items = min(kStagedRows, p.res.num_items - item0);
+  const int lane = threadIdx.x % kStagedLanes, f = unit.slice * staged_slice_features<T>() + lane * V;
+  const bool fill = f < B.n;  // n is a multiple of 8 (DenseRef::vec): a chunk is wholly in or past n
+  const int first = threadIdx.x / kStagedLanes;
+  const T* src = B.ptr + (int64_t(m.col_begin) + first) * B.row_stride + f;
+  const int64_t src_step = kRowsAtOnce * B.row_stride;
+  for (int r = first; r < m.cols; r += kRowsAtOnce, src += src_step)
+    cp_async_16_l2(static_cast<unsigned>(__cvta_generic_to_shared(st.b + r * kStagedLanes + lane)), fill ? src : B.ptr,
+                   fill);
+  const int item0 = unit.range * kStagedRows, items = min(kStagedRows, p.res.num_items - item0);
   for (int i = threadIdx.x; i < items; i += blockDim.x)
     cp_async_16_l2(static_cast<unsigned>(__cvta_generic_to_shared(st.items + i)), p.res.items + item0 + i, true);
   stage_elements(st.cols, p.res.res_cols, m.nnz_begin, m.nnz_end, p.nnz);
@@ -162,14 +172,14 @@ struct GlobalSource {
   }
 };
 
-/// Multiplies work unit u's range from its stage (or from global memory): a row per 16 lanes.
+/// Multiplies a unit's range from its stage (or from global memory): a row per 16 lanes.
 template <class T, class OutT>
-__device__ __forceinline__ void multiply_range(const StagedParams<T, OutT>& p, const StagedStage<T>& st, int u,
-                                               const StagedRange& m) {
+__device__ __forceinline__ void multiply_range(const StagedParams<T, OutT>& p, const StagedStage<T>& st,
+                                               const StagedUnit& unit) {
   constexpr int V = staged_lane_features<T>();
-  const int range = u % p.num_ranges, lane = threadIdx.x % kStagedLanes;
-  const int f = (u / p.num_ranges) * staged_slice_features<T>() + lane * V;
-  const int item0 = range * kStagedRows, items = min(kStagedRows, p.res.num_items - item0);
+  const StagedRange& m = unit.m;
+  const int lane = threadIdx.x % kStagedLanes, f = unit.slice * staged_slice_features<T>() + lane * V;
+  const int item0 = unit.range * kStagedRows, items = min(kStagedRows, p.res.num_items - item0);
   const bool staged = m.cols != kStagedNotStaged;
   constexpr int kRowsAtOnce = kResThreadsPerBlock / kStagedLanes;
   for (int i = threadIdx.x / kStagedLanes; i < items; i += kRowsAtOnce) {
@@ -195,16 +205,16 @@ __global__ void __launch_bounds__(kResThreadsPerBlock) staged_range_kernel(const
   spmm_prologue(p);
   const int units = p.num_ranges * p.slices, step = gridDim.x;
   int u = blockIdx.x;
-  StagedRange now = staged_range_of(p, u), next = staged_range_of(p, u + step);
-  request_range(p, stages[0], u, now);
+  StagedUnit now = staged_unit(p, u), next = staged_unit(p, u + step);
+  request_range(p, stages[0], now);
   cp_async_commit();
   for (int it = 0; u < units; u += step, ++it) {
-    const StagedRange after = staged_range_of(p, u + 2 * step);  // its load in flight through this unit
-    if (u + step < units) request_range(p, stages[(it + 1) % 2], u + step, next);
+    const StagedUnit after = staged_unit(p, u + 2 * step);  // its load in flight through this unit
+    if (u + step < units) request_range(p, stages[(it + 1) % 2], next);
     cp_async_commit();
     cp_async_wait<1>();  // this unit's copies have landed
     __syncthreads();
-    multiply_range(p, stages[it % 2], u, now);
+    multiply_range(p, stages[it % 2], now);
     __syncthreads();  // the stage is free for the unit after next
     now = next, next = after;
   }
