@@ -7,7 +7,9 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -42,8 +44,9 @@ struct Case {
   int lane_features = 0;  ///< KernelConfig override: features a residual lane holds
   int dense_stages = 0;   ///< KernelConfig overrides for DenseBlocks
   int dense_round_steps = 0;
-  int column_major = 0;  ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
-  int residual_mma = 0;  ///< KernelConfig override: residual items on Tensor Cores never (1) or where they apply (2)
+  int column_major = 0;   ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
+  int residual_mma = 0;   ///< KernelConfig override: residual items on Tensor Cores never (1) or where they apply (2)
+  int staged_ranges = 0;  ///< KernelConfig override: residual rows in staged ranges never (1) or where they apply (2)
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -77,9 +80,9 @@ class CudaSpmmTest : public ::testing::Test {
                  std::to_string(c.warps_per_item) + " G " + std::to_string(c.residual_lanes) + " V " +
                  std::to_string(c.lane_features) + " cluster " + std::to_string(c.dense_cluster) + " stages " +
                  std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) + " residual mma " +
-                 std::to_string(c.residual_mma) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
-                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
-                 rsh::partition_name(c.options.partition) +
+                 std::to_string(c.residual_mma) + " staged " + std::to_string(c.staged_ranges) +
+                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
+                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -101,7 +104,7 @@ class CudaSpmmTest : public ::testing::Test {
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages,
-                     c.dense_round_steps, c.column_major, c.residual_mma});
+                     c.dense_round_steps, c.column_major, c.residual_mma, c.staged_ranges});
     using Scalar = rsh::cuda::Accum<T>;
     plan.spmm(static_cast<Scalar>(c.alpha), dB.get(), ldb, static_cast<Scalar>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
@@ -204,6 +207,74 @@ TYPED_TEST(CudaSpmm, ResidualItemsOnTensorCores) {
   Case c{128, 2.0, 1.0, rsh::test::options(rsh::Partition::kCudaCoreOnly), Layout::kRowMajor};
   c.padded = false, c.residual_mma = 2;
   this->check(short_rows, c);
+}
+
+/// A banded matrix (columns r - hb .. r + hb), every `far_every`-th row with one more column 400 away and
+/// every `empty_every`-th row empty.
+rsh::impl::HostCrs banded_rows(int rows, int hb, int far_every, int empty_every, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  std::vector<rsh::impl::CooEntry> coo;
+  for (int r = 0; r < rows; ++r) {
+    if (r % empty_every == empty_every - 1) continue;
+    for (int c = std::max(0, r - hb); c <= std::min(rows - 1, r + hb); ++c) coo.push_back({r, c, val(rng)});
+    if (r % far_every == 0) coo.push_back({r, (r + 400) % rows, val(rng)});
+  }
+  return rsh::impl::coo_to_crs(rows, rows, std::move(coo));
+}
+
+/// Whether a plan of A under `o` with KernelConfig::staged_ranges = `staged` says it runs staged ranges.
+template <class T>
+bool plan_stages_ranges(const rsh::impl::HostCrs& A, const rsh::Options& o, int staged, rsh::cuda::FloatMath math) {
+  const auto ins = rsh::impl::inspect(A, o, "test");
+  const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
+  rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, math);
+  plan.set_config({0, 0, 0, 0, 0, 0, 0, 0, staged});
+  return plan.describe().find("B rows staged in shared memory") != std::string::npos;
+}
+
+// Residual rows in staged ranges (FP16, BF16, FP32): the planner's rule; banded ranges that stage their B
+// rows, ranges with far columns that multiply from global memory in the same kernel, rows permuted by a reordering,
+// empty rows, a partial last range, one to three slices and partial ones, alpha/beta (beta = 0 with NaN in C); padded B
+// and rows cut into pieces keep residual_kernel.
+TYPED_TEST(CudaSpmm, StagedRanges) {
+  using T = typename TypeParam::first_type;
+  if (sizeof(T) > 4) GTEST_SKIP() << "staged ranges are FP16, BF16 and FP32";
+  const uint64_t seed = rsh::test::fresh_seed();
+  const auto banded = banded_rows(1000, 3, 1 << 30, 9, seed), far = banded_rows(1000, 3, 97, 9, seed + 1);
+  const rsh::Options whole = rsh::test::options(rsh::Partition::kCudaCoreOnly);
+  rsh::Options sorted = whole;
+  sorted.reorder = rsh::Reorder::kPlainSort;
+  {  // the planner takes them on a matrix of many ranges a resident CTA, not on a small one or with far columns
+    const auto large = banded_rows(120000, 3, 1 << 30, 9, seed + 3),
+               large_far = banded_rows(120000, 3, 97, 9, seed + 4);
+    EXPECT_TRUE(plan_stages_ranges<T>(large, whole, 0, TypeParam::math));
+    EXPECT_FALSE(plan_stages_ranges<T>(large, whole, 1, TypeParam::math));
+    EXPECT_FALSE(plan_stages_ranges<T>(large_far, whole, 0, TypeParam::math));  // too few nonzeros staged
+    EXPECT_FALSE(plan_stages_ranges<T>(banded, whole, 0, TypeParam::math));     // too few ranges
+    EXPECT_TRUE(plan_stages_ranges<T>(far, whole, 2, TypeParam::math));
+  }
+  for (const auto& A : {banded, far})
+    for (const rsh::Options& o : {whole, sorted}) {
+      for (int n : {8, 64, 120, 128, 136, 256})
+        for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
+          Case c{n, ab.first, ab.second, o, Layout::kRowMajor};
+          c.padded = false, c.staged_ranges = 2;
+          this->check(A, c);
+        }
+      Case planner{128, 1.0, 0.5, o, Layout::kRowMajor};
+      planner.padded = false;
+      this->check(A, planner);
+      Case padded{128, 1.0, 0.5, o, Layout::kRowMajor};
+      padded.staged_ranges = 2;
+      this->check(A, padded);
+    }
+  const auto pieces = rsh::test::random_crs(300, 200, 40, seed + 2, true);
+  const rsh::Options cut = rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8);
+  EXPECT_FALSE(plan_stages_ranges<T>(pieces, cut, 2, TypeParam::math));
+  Case c{128, 1.5, -0.5, cut, Layout::kRowMajor};
+  c.padded = false, c.staged_ranges = 2;
+  this->check(pieces, c);
 }
 
 // Row-major B and C without padding: the 16-byte vector paths (cp.async B

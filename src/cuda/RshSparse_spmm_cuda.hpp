@@ -117,6 +117,11 @@ struct KernelConfig {
   /// vectors): 2 wherever they apply; 0 (the planner's choice: CUDA cores, see detail::residual_mma_planned)
   /// and 1 never.
   int residual_mma = 0;
+  /// Residual rows in ranges of 64 whose B rows are staged in shared memory (staged_range_kernel; FP16, BF16 and
+  /// FP32, B's rows in 16-byte vectors, plans without Tensor-Core items or rows cut into pieces): 2 wherever
+  /// they apply; 0 (the planner's choice: where most nonzeros lie in ranges that fit, see
+  /// detail::staged_planned) and 1 never.
+  int staged_ranges = 0;
 };
 
 /// A CSR matrix in device memory, as the handle-free multiply reads it: columns in any order within a

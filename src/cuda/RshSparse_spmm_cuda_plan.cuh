@@ -17,6 +17,7 @@
 #include "cuda/RshSparse_spmm_format_kernel.cuh"
 #include "cuda/RshSparse_spmm_kernel.cuh"
 #include "cuda/RshSparse_spmm_residual_mma_kernel.cuh"
+#include "cuda/RshSparse_spmm_staged_kernel.cuh"
 #include "cuda/RshSparse_spmm_tc_plan.hpp"
 #include "cuda/RshSparse_spmm_transpose_kernel.cuh"
 #include "cuda/RshSparse_spmm_values_kernel.cuh"
@@ -96,6 +97,12 @@ struct PlanView {
   const T* res_values = nullptr;  ///< aligned with res_cols
   const ResidualItem* res_items = nullptr;
   const int* scale_rows = nullptr;  ///< num_scale_rows; entries < 0 are skipped
+  // Ranges of the residual for staged_range_kernel (plans without Tensor-Core items whose items are all
+  // whole rows; none in other plans).
+  const StagedRange* staged_ranges = nullptr;
+  int staged_num_ranges = 0;
+  int64_t staged_nnz = 0;        ///< nonzeros in ranges that fit in shared memory
+  int64_t staged_wave_ctas = 0;  ///< CTAs of staged_range_kernel resident at once on the device
   // Dense blocks (HostFormat::dense_blocks): the residual's values in the block layout.
   bool dense = false;
   impl::DenseBlockLayout dense_layout;
@@ -116,6 +123,7 @@ struct PlanData : PlanView<T> {
     DeviceArray<T> values;  ///< tile values, then residual values
     DeviceArray<T> dense_values;
     DeviceArray<int64_t> dense_slot;  ///< residual nonzero -> block value slot (update_values_device)
+    DeviceArray<StagedRange> staged_ranges;
   } store;
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
   /// FloatMath::kFp32 after update_values_device: the device's answer to "are the Tensor-Core values TF32
@@ -261,6 +269,70 @@ template <class T>
 bool residual_mma_planned(const PlanView<T>& d) {
   return sizeof(T) == 2 && d.tc_num_items == 0 && !d.dense && d.config.residual_mma == 2;
 }
+
+/// Lets staged_range_kernel<T, OutT> take its two stages of shared memory (once a device).
+template <class T, class OutT>
+void allow_staged_smem() {
+  once_per_device([] {
+    RSH_CUDA_CHECK(cudaFuncSetAttribute(staged_range_kernel<T, OutT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        staged_smem_bytes<T>()));
+    return true;
+  });
+}
+
+/// Describes the residual's ranges for staged_range_kernel (StagedRange) in plans that could take it: 16- and
+/// 32-bit elements, no Tensor-Core items, residual items all whole rows. Waits for the count of staged
+/// nonzeros (one stream synchronisation at the plan's construction).
+template <class T>
+void describe_staged_ranges(PlanData<T>& d, cudaStream_t stream) {
+  if constexpr (sizeof(T) <= 4) {
+    if (d.tc_num_items > 0 || d.dense || d.res_num_items == 0 || d.res_num_local != d.res_num_items) return;
+    const int ranges = (d.res_num_items + kStagedRows - 1) / kStagedRows;
+    d.store.staged_ranges = DeviceArray<StagedRange>(size_t(ranges), stream);
+    DeviceArray<unsigned long long> counts(2, stream);
+    RSH_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), stream));
+    staged_ranges_kernel<<<(int64_t(ranges) * 32 + 255) / 256, 256, 0, stream>>>(
+        d.res_items, d.res_num_items, d.res_num_local, d.res_cols, ranges, d.store.staged_ranges.get(), counts.get());
+    check_launch("staged_ranges_kernel");
+    unsigned long long host[2] = {0, 0};
+    RSH_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (host[1] != 0) return d.store.staged_ranges = DeviceArray<StagedRange>(), void();  // pieces: not eligible
+    d.staged_ranges = d.store.staged_ranges.get(), d.staged_num_ranges = ranges;
+    d.staged_nnz = static_cast<int64_t>(host[0]);
+    d.staged_wave_ctas = once_per_device([] {
+      allow_staged_smem<T, T>();
+      int device = 0, sms = 0, per_sm = 0;
+      RSH_CUDA_CHECK(cudaGetDevice(&device));
+      RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+      RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, staged_range_kernel<T, T>,
+                                                                   kResThreadsPerBlock, staged_smem_bytes<T>()));
+      return int64_t(sms) * std::max(per_sm, 1);
+    });
+  }
+}
+
+/// Whether the plan's residual goes to staged ranges where the operands allow (staged_planned): where it has
+/// them and KernelConfig::staged_ranges asks for it (2) or leaves it to the rule (0): at least
+/// kStagedMinShare of the nonzeros staged, and at least kStagedMinRangesPerCta ranges a resident CTA. A CTA's
+/// copies overlap its multiplies from its second range on; in a grid of about one wave each CTA waits for
+/// its range's chain of loads (metadata, then the copies), longer than residual_kernel's.
+template <class T>
+bool staged_chosen(const PlanView<T>& d) {
+  if (!d.staged_ranges || d.config.staged_ranges == 1) return false;
+  return d.config.staged_ranges == 2 || (d.staged_nnz >= kStagedMinShare * double(d.res_nnz) &&
+                                         d.staged_num_ranges >= kStagedMinRangesPerCta * d.staged_wave_ctas);
+}
+/// Whether this multiply runs the residual as staged ranges (staged_range_kernel): chosen for the plan, B's
+/// rows 16-byte vectors, the residual's arrays 16-byte aligned, and (unless asked for) B rows of at least
+/// half a slice: narrower ones would stage chunks that no lane multiplies.
+template <class T, class OutT>
+bool staged_planned(const PlanView<T>& d, const ResidualParams<T, OutT>& res, int n) {
+  if (!staged_chosen(d) || !res.B.vec) return false;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % kStagedChunkBytes == 0; };
+  if (!aligned(d.res_cols) || !aligned(d.res_values) || !aligned(d.res_items)) return false;
+  return d.config.staged_ranges == 2 || 2 * n >= staged_slice_features<T>();
+}
 }  // namespace detail
 
 template <class T>
@@ -304,6 +376,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
   }
   d.bind_format_to_store();
   update_values(f.values, stream);
+  detail::describe_staged_ranges(d, stream);
 }
 
 template <class T>
@@ -338,6 +411,7 @@ SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t strea
   if (!d.dense) d.store.values = DeviceArray<T>(size_t(d.tile_nnz) + d.res_nnz, stream);
   d.bind_values();
   update_values_device(values, stream);
+  detail::describe_staged_ranges(d, stream);
 }
 
 template <class T>
@@ -440,6 +514,9 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (config.residual_mma < 0 || config.residual_mma > 2)
     throw std::invalid_argument("rsh::cuda::KernelConfig: residual_mma = " + std::to_string(config.residual_mma) +
                                 " not in {0, 1, 2}");
+  if (config.staged_ranges < 0 || config.staged_ranges > 2)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: staged_ranges = " + std::to_string(config.staged_ranges) +
+                                " not in {0, 1, 2}");
   d_->config = config;
 }
 
@@ -473,6 +550,8 @@ std::string SpmmPlan<T>::describe() const {
   if (d.tc_num_items > 0 && d.res_num_items > 0) s += " + ";
   if (d.res_num_items > 0 || d.tc_num_items == 0) s += std::string("CUDA-core residual in ") + cuda_core;
   if (detail::residual_mma_planned(d)) s += " (on Tensor Cores where B is row-major and 16-byte aligned)";
+  if (detail::staged_chosen(d) && !detail::residual_mma_planned(d))
+    s += " (in ranges of 64 rows with their B rows staged in shared memory where B is row-major and 16-byte aligned)";
   return s;
 }
 
@@ -510,6 +589,29 @@ bool launch_residual_mma(const PlanView<T>& d, SpmmParams<T, OutT> p, int n, boo
     launch_programmatic(residual_mma_kernel<T, OutT>, p, static_cast<unsigned>(int64_t(item_blocks) * p.res.slices),
                         kResThreadsPerBlock, kResMmaSmemBytes, after_prior, stream);
     check_launch("residual_mma_kernel");
+    return true;
+  }
+}
+
+/// The residual's launch as staged ranges, if planned (staged_planned); false otherwise.
+template <class T, class OutT>
+bool launch_staged(const PlanView<T>& d, const SpmmParams<T, OutT>& p, int n, bool after_prior, cudaStream_t stream) {
+  if constexpr (sizeof(T) > 4) {
+    return false;
+  } else {
+    if (!staged_planned(d, p.res, n)) return false;
+    allow_staged_smem<T, OutT>();
+    const StagedParams<T, OutT> sp{p.res,
+                                   d.staged_ranges,
+                                   d.staged_num_ranges,
+                                   (n + staged_slice_features<T>() - 1) / staged_slice_features<T>(),
+                                   d.res_nnz,
+                                   p.wait_first};
+    const int64_t units = int64_t(sp.num_ranges) * sp.slices;
+    if (units > INT32_MAX) return false;
+    launch_programmatic(staged_range_kernel<T, OutT>, sp, static_cast<unsigned>(std::min(units, d.staged_wave_ctas)),
+                        kResThreadsPerBlock, staged_smem_bytes<T>(), after_prior, stream);
+    check_launch("staged_range_kernel");
     return true;
   }
 }
@@ -603,6 +705,7 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   const bool after_prior = scaled || b_from_prior;
   if (p.tc_blocks == 0) {
     if (detail::launch_residual_mma(d, p, n, after_prior, stream)) return;
+    if (detail::launch_staged(d, p, n, after_prior, stream)) return;
     if constexpr (sizeof(T) == 8)
       if (lane_features == 2)
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 2>, p, blocks, after_prior, stream,
