@@ -235,8 +235,8 @@ bool plan_stages_ranges(const rsh::impl::HostCrs& A, const rsh::Options& o, int 
 
 // Residual rows in staged ranges (FP16, BF16, FP32): the planner's rule; banded ranges that stage their B
 // rows, ranges with far columns that multiply from global memory in the same kernel, rows permuted by a reordering,
-// empty rows, a partial last range, one to three slices and partial ones, alpha/beta (beta = 0 with NaN in C); padded B
-// and rows cut into pieces keep residual_kernel.
+// empty rows, a partial last range, one to three slices and partial ones, alpha/beta (beta = 0 with NaN in C),
+// column-major operands through row-major copies; padded B and rows cut into pieces keep residual_kernel.
 TYPED_TEST(CudaSpmm, StagedRanges) {
   using T = typename TypeParam::first_type;
   if (sizeof(T) > 4) GTEST_SKIP() << "staged ranges are FP16, BF16 and FP32";
@@ -268,6 +268,12 @@ TYPED_TEST(CudaSpmm, StagedRanges) {
       Case padded{128, 1.0, 0.5, o, Layout::kRowMajor};
       padded.staged_ranges = 2;
       this->check(A, padded);
+      for (int mode : {2, 3})  // column-major B (and C) through row-major copies: the kernel waits for B's copy
+        for (int n : {64, 130}) {
+          Case c{n, 1.5, -0.5, o, Layout::kColMajor};
+          c.column_major = mode, c.staged_ranges = 2;
+          this->check(A, c);
+        }
     }
   const auto pieces = rsh::test::random_crs(300, 200, 40, seed + 2, true);
   const rsh::Options cut = rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8);
