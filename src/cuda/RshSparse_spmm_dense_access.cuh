@@ -299,15 +299,27 @@ __device__ __forceinline__ void store_row(const DenseRef<OutT>& C, int row, int 
     return;
   }
   if (vec) {
+    // Two paths on the uniform beta: under beta == 0 no instruction of C's read is issued (predicated loads and
+    // conversions would be), and under beta != 0 C is read as whole 16-byte chunks.
+    if (beta == 0) {
+#pragma unroll
+      for (int c = 0; c < V / kChunkElems; ++c) {
+        alignas(16) OutT out[kChunkElems];
+#pragma unroll
+        for (int i = 0; i < kChunkElems; ++i) out[i] = from_acc<OutT>(alpha * acc.v[c * kChunkElems + i]);
+        *reinterpret_cast<uint4*>(base + run_feature<OutT>(f, c * kChunkElems, qs)) =
+            *reinterpret_cast<const uint4*>(out);
+      }
+      return;
+    }
 #pragma unroll
     for (int c = 0; c < V / kChunkElems; ++c) {
       OutT* dst = base + run_feature<OutT>(f, c * kChunkElems, qs);
       alignas(16) OutT out[kChunkElems];
+      *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(dst);
 #pragma unroll
-      for (int i = 0; i < kChunkElems; ++i) {
-        const A x = alpha * acc.v[c * kChunkElems + i];
-        out[i] = from_acc<OutT>(beta != 0 ? x + beta * to_acc(dst[i]) : x);
-      }
+      for (int i = 0; i < kChunkElems; ++i)
+        out[i] = from_acc<OutT>(alpha * acc.v[c * kChunkElems + i] + beta * to_acc(out[i]));
       *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(out);
     }
     return;
