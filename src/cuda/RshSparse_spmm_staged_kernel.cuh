@@ -198,9 +198,13 @@ __device__ __forceinline__ void multiply_range(const StagedParams<T, OutT>& p, c
 
 /// Persistent CTAs over the work units (range, slice), two stages: the next unit's copies are requested
 /// before this one multiplies. Every item is a whole row (no pieces, no atomics): staged_planned.
+/// The description of the unit after next is loaded by one thread before this unit multiplies and handed to
+/// the others through shared memory at the closing barrier: loaded by every thread, it is moved into uniform
+/// registers at once, and each unit would wait there for a load from L2.
 template <class T, class OutT>
 __global__ void __launch_bounds__(kResThreadsPerBlock) staged_range_kernel(const StagedParams<T, OutT> p) {
   extern __shared__ uint4 staged_smem[];
+  __shared__ StagedUnit handed;
   StagedStage<T>* stages = reinterpret_cast<StagedStage<T>*>(staged_smem);
   spmm_prologue(p);
   const int units = p.num_ranges * p.slices, step = gridDim.x;
@@ -209,14 +213,16 @@ __global__ void __launch_bounds__(kResThreadsPerBlock) staged_range_kernel(const
   request_range(p, stages[0], now);
   cp_async_commit();
   for (int it = 0; u < units; u += step, ++it) {
-    const StagedUnit after = staged_unit(p, u + 2 * step);  // its load in flight through this unit
+    StagedUnit after;
+    if (threadIdx.x == 0) after = staged_unit(p, u + 2 * step);  // in flight through this unit
     if (u + step < units) request_range(p, stages[(it + 1) % 2], next);
     cp_async_commit();
     cp_async_wait<1>();  // this unit's copies have landed
     __syncthreads();
     multiply_range(p, stages[it % 2], now);
-    __syncthreads();  // the stage is free for the unit after next
-    now = next, next = after;
+    if (threadIdx.x == 0) handed = after;
+    __syncthreads();  // the stage is free for the unit after next; `handed` is written
+    now = next, next = handed;
   }
 }
 
