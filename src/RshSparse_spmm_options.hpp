@@ -55,6 +55,12 @@ enum class Reorder {
   /// Rows sorted by a MinHash signature of their column sets (rows sharing columns side by side), on the
   /// handle's execution space: linear in the nonzeros plus one sort of the rows.
   kMinHash,
+  /// The operator of a structured grid (every nonzero within a stencil's reach of its row, the grid read off A)
+  /// with its rows in blocks of 4 x 4 x 2 grid points (8 x 4 in 2-D), whose 32 rows share few columns (the
+  /// CUDA plan's staged Tensor-Core tiles); any other matrix keeps its order.
+  kGridBlocks,
+  /// On Kokkos::Cuda with 16-bit values and at least rsh::impl::kGridAutoMinRows rows, GridBlocks where A is
+  /// a grid's operator; otherwise
   /// MinHash or the given order, whichever the work model predicts cheaper once MinHash's own cost is
   /// repaid over Options::expected_multiplies calls (rsh::impl::select_reorder).
   kAuto,
@@ -233,9 +239,9 @@ inline Options deterministic_plan(Options options) {
 
 /// Every policy and its name, in the order of the enum (kAuto last).
 constexpr Reorder kAllReorders[] = {
-    Reorder::kNone,      Reorder::kLocality, Reorder::kPlainSort, Reorder::kFlippedSort, Reorder::kLptSort,
-    Reorder::kWarpAware, Reorder::kCtaAware, Reorder::kHybrid1,   Reorder::kHybrid2_1,   Reorder::kHybrid2_2,
-    Reorder::kHybrid2_3, Reorder::kMinHash,  Reorder::kAuto};
+    Reorder::kNone,      Reorder::kLocality, Reorder::kPlainSort,  Reorder::kFlippedSort, Reorder::kLptSort,
+    Reorder::kWarpAware, Reorder::kCtaAware, Reorder::kHybrid1,    Reorder::kHybrid2_1,   Reorder::kHybrid2_2,
+    Reorder::kHybrid2_3, Reorder::kMinHash,  Reorder::kGridBlocks, Reorder::kAuto};
 
 inline const char* reorder_name(Reorder r) {
   switch (r) {
@@ -263,6 +269,8 @@ inline const char* reorder_name(Reorder r) {
       return "Hybrid2.3";
     case Reorder::kMinHash:
       return "MinHash";
+    case Reorder::kGridBlocks:
+      return "GridBlocks";
     case Reorder::kAuto:
       return "Auto";
   }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,42 @@ inline impl::HostCrs random_crs(int rows, int cols, int max_row_nnz, uint64_t se
     }
   }
   return impl::coo_to_crs(rows, cols, std::move(coo));
+}
+
+/// The operator of an nx x ny x nz grid (nz = 1: 2-D), random values: each point's columns are the points within
+/// `reach` of it, every offset (`box`) or those along one axis (a star). With `blocked` its rows are put in blocks
+/// of 4 x 4 x 2 points (8 x 4 in 2-D), blocks and the points inside them in the grid's order (Reorder::kGridBlocks'
+/// order; the columns keep the grid's numbering). Every `extra_every`-th row (0: none) gets 40 random columns more.
+inline impl::HostCrs grid_crs(int nx, int ny, int nz, int reach, bool box, uint64_t seed, bool blocked = false,
+                              int extra_every = 0) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> val(-1.0, 1.0);
+  const int n = nx * ny * nz, hz = nz > 1 ? reach : 0;
+  std::vector<int> point(n);  // row -> grid point
+  for (int p = 0; p < n; ++p) point[p] = p;
+  if (blocked) {
+    const int bx = nz > 1 ? 4 : 8, by = 4, bz = nz > 1 ? 2 : 1;
+    const auto key = [&](int p) {
+      const int x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+      return std::make_tuple(z / bz, y / by, x / bx, z % bz, y % by, x % bx);
+    };
+    std::sort(point.begin(), point.end(), [&](int a, int b) { return key(a) < key(b); });
+  }
+  std::vector<impl::CooEntry> coo;
+  for (int r = 0; r < n; ++r) {
+    const int x = point[r] % nx, y = point[r] / nx % ny, z = point[r] / (nx * ny);
+    for (int dz = -hz; dz <= hz; ++dz)
+      for (int dy = -reach; dy <= reach; ++dy)
+        for (int dx = -reach; dx <= reach; ++dx) {
+          if (!box && (dx != 0) + (dy != 0) + (dz != 0) > 1) continue;
+          const int cx = x + dx, cy = y + dy, cz = z + dz;
+          if (cx >= 0 && cx < nx && cy >= 0 && cy < ny && cz >= 0 && cz < nz)
+            coo.push_back({r, cx + nx * (cy + ny * cz), val(rng)});
+        }
+    if (extra_every > 0 && r % extra_every == 0)
+      for (int i = 0; i < 40; ++i) coo.push_back({r, static_cast<int>(rng() % n), val(rng)});
+  }
+  return impl::coo_to_crs(n, n, std::move(coo));
 }
 
 /// The first matrix among pruned-layer-like ones (2048 x 512, rows of up to 40-140 nonzeros) for which the

@@ -14,6 +14,7 @@
 #include "impl/RshSparse_permutation_impl.hpp"
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
+#include "impl/inspector/RshSparse_grid_order_on.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
 #include "impl/inspector/RshSparse_reorder_on.hpp"
@@ -460,6 +461,94 @@ TEST(Reorder, WindowChunksRegroupRows) {
 TEST(Reorder, NamesRoundTrip) {
   for (rsh::Reorder policy : rsh::kAllReorders) EXPECT_EQ(rsh::parse_reorder(rsh::reorder_name(policy)), policy);
   EXPECT_THROW(rsh::parse_reorder("locality"), std::invalid_argument);
+}
+
+// Reorder::kGridBlocks reads a structured grid off A's offsets: 2-D and 3-D box and star stencils of reach 1 and
+// 2, with their dimensions and reach. A banded matrix, a grid with rows of random columns, random and rectangular
+// matrices and a grid cut short (its row count no multiple of nx) are none.
+TEST(Reorder, GridShapeFromTheOffsets) {
+  const Kokkos::DefaultHostExecutionSpace exec;
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  struct Grid {
+    int nx, ny, nz, reach;
+    bool box;
+  };
+  for (const Grid& g :
+       {Grid{20, 12, 1, 1, false}, Grid{20, 12, 1, 1, true}, Grid{20, 12, 1, 2, true}, Grid{10, 8, 6, 1, false},
+        Grid{10, 8, 6, 1, true}, Grid{12, 10, 8, 2, false}, Grid{12, 11, 7, 2, true}}) {
+    SCOPED_TRACE(std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " reach " +
+                 std::to_string(g.reach) + (g.box ? " box" : " star"));
+    const HostCrs A = rsh::test::grid_crs(g.nx, g.ny, g.nz, g.reach, g.box, seed);
+    const rsh::impl::GridShape s = rsh::impl::grid_shape_on(exec, rsh::impl::sorted_view_of(A));
+    EXPECT_EQ(s.nx, g.nx);
+    EXPECT_EQ(s.ny, g.ny);
+    EXPECT_EQ(s.nz, g.nz);
+    EXPECT_EQ(s.hx, g.reach);
+    EXPECT_EQ(s.hy, g.reach);
+    EXPECT_EQ(s.hz, g.nz > 1 ? g.reach : 0);
+  }
+  std::vector<rsh::impl::CooEntry> band;
+  for (int r = 0; r < 600; ++r)
+    for (int c = std::max(0, r - 3); c <= std::min(599, r + 3); ++c) band.push_back({r, c, 1.0});
+  const HostCrs grid = rsh::test::grid_crs(10, 8, 6, 1, true, seed);
+  HostCrs cut;  // the grid less its last point
+  cut.num_rows = cut.num_cols = grid.num_rows - 1;
+  cut.row_map.push_back(0);
+  for (int64_t r = 0; r < cut.num_rows; ++r) {
+    for (int64_t k = grid.row_map[r]; k < grid.row_map[r + 1]; ++k)
+      if (grid.entries[k] < cut.num_cols) cut.entries.push_back(grid.entries[k]), cut.values.push_back(grid.values[k]);
+    cut.row_map.push_back(static_cast<int64_t>(cut.entries.size()));
+  }
+  for (const HostCrs& A :
+       {rsh::impl::coo_to_crs(600, 600, band), rsh::test::grid_crs(10, 8, 6, 1, true, seed, false, 97),
+        rsh::test::random_crs(500, 500, 10, seed), rsh::test::random_crs(500, 300, 10, seed), cut})
+    EXPECT_FALSE(rsh::impl::grid_shape_on(exec, rsh::impl::sorted_view_of(A)).found()) << A.num_rows << " rows";
+}
+
+// The grid-blocks order puts each 32 consecutive rows on one block of 4 x 4 x 2 points (8 x 4 in 2-D) where the
+// grid's sides are multiples of the block's; such a range's rows touch at most 6 x 6 x 4 (10 x 6) distinct
+// columns, fewer than 32 rows in the grid's order. A matrix that is no grid keeps its order.
+TEST(Reorder, GridBlocksOrderRangesAreBlocks) {
+  const uint64_t seed = rsh::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  rsh::Options o;
+  o.reorder = rsh::Reorder::kGridBlocks;
+  for (const std::array<int, 3>& g : {std::array<int, 3>{16, 8, 6}, std::array<int, 3>{32, 12, 1}}) {
+    const int nx = g[0], ny = g[1], nz = g[2], n = nx * ny * nz;
+    const int bx = nz > 1 ? 4 : 8, bz = nz > 1 ? 2 : 1;
+    const HostCrs A = rsh::test::grid_crs(nx, ny, nz, 1, true, seed);
+    const std::vector<int> order = rsh::impl::row_order(A, o);
+    ASSERT_EQ(order.size(), size_t(n));
+    std::vector<int> given(n), sorted = order;
+    std::iota(given.begin(), given.end(), 0);
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, given);  // a permutation
+    const auto distinct = [&](const std::vector<int>& rows, int first) {
+      std::set<int> cols;
+      for (int i = first; i < first + 32; ++i)
+        for (int64_t k = A.row_map[rows[i]]; k < A.row_map[rows[i] + 1]; ++k) cols.insert(A.entries[k]);
+      return cols.size();
+    };
+    size_t blocked_sum = 0, given_sum = 0;
+    for (int first = 0; first < n; first += 32) {
+      int x0 = nx, x1 = -1, y0 = ny, y1 = -1, z0 = nz, z1 = -1;
+      for (int i = first; i < first + 32; ++i) {
+        const int p = order[i], x = p % nx, y = p / nx % ny, z = p / (nx * ny);
+        x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+        z0 = std::min(z0, z), z1 = std::max(z1, z);
+      }
+      EXPECT_EQ(x1 - x0 + 1, bx);
+      EXPECT_EQ(y1 - y0 + 1, 4);
+      EXPECT_EQ(z1 - z0 + 1, bz);
+      EXPECT_EQ(x0 % bx + y0 % 4 + z0 % bz, 0);
+      const size_t cols = distinct(order, first);
+      EXPECT_LE(cols, size_t((bx + 2) * 6 * (nz > 1 ? bz + 2 : 1)));
+      blocked_sum += cols, given_sum += distinct(given, first);
+    }
+    EXPECT_LT(blocked_sum, given_sum);
+  }
+  EXPECT_TRUE(rsh::impl::row_order(rsh::test::random_crs(500, 500, 10, seed), o).empty());
 }
 
 }  // namespace

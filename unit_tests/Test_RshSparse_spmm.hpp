@@ -164,6 +164,14 @@ TYPED_TEST_P(SpmmTest, ReorderedRowsGiveTheSameResult) {
       SCOPED_TRACE(reorder_name(policy));
       for (double beta : {0.0, 0.5}) this->check(A, 9, 1.5, beta, o);
     }
+  // Grids in blocks of their points (2-D and 3-D): GridBlocks applies a permutation.
+  for (const auto& G : {grid_crs(24, 12, 1, 1, true, fresh_seed()), grid_crs(8, 8, 5, 1, false, fresh_seed())})
+    for (Partition p : kAllPartitions) {
+      Options o = options(p, 2, 8);
+      o.reorder = Reorder::kGridBlocks;
+      SCOPED_TRACE("GridBlocks on a grid of " + std::to_string(G.num_rows) + " points");
+      this->check(G, 9, 1.5, 0.5, o);
+    }
   // MinHash's clusters refined by label propagation, which needs a square A (rows as a graph's vertices), and
   // its windows dealt again in chunks (a last chunk of 56 rows).
   const auto S = random_crs(120, 120, 11, fresh_seed(), true);
@@ -241,6 +249,16 @@ TYPED_TEST_P(SpmmTest, AutoReorderingKeepsResults) {
     SCOPED_TRACE(calls);
     this->check(A, 7, 1.0, 0.25, o);
   }
+  // A grid's operator of enough rows for kAuto's grid blocks where it tries them (Kokkos::Cuda, 16-bit values:
+  // there the plan takes the staged tiles).
+  using ExecSpace = typename TestFixture::ExecSpace;
+  using Scalar = typename TestFixture::Scalar;
+  const auto G = grid_crs(256, 136, 1, 1, true, fresh_seed());
+  const auto G_kk = TestFixture::to_kk(G);
+  const auto got = impl::inspect_on(ExecSpace(), G_kk.numRows(), G_kk.numCols(), G_kk.graph.row_map, G_kk.graph.entries,
+                                    G_kk.nnz(), Options(), "test", sizeof(Scalar));
+  EXPECT_EQ(got.reorder == Reorder::kGridBlocks, impl::grid_blocks_tried<ExecSpace>(G.num_rows, sizeof(Scalar)));
+  this->check(G, 7, 1.0, 0.25, Options());
 }
 
 TYPED_TEST_P(SpmmTest, UnsortedAndDuplicateColumnsAreSummed) {

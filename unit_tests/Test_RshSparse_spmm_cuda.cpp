@@ -47,6 +47,7 @@ struct Case {
   int column_major = 0;   ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
   int residual_mma = 0;   ///< KernelConfig override: residual items on Tensor Cores never (1) or where they apply (2)
   int staged_ranges = 0;  ///< KernelConfig override: residual rows in staged ranges never (1) or where they apply (2)
+  int staged_tiles = 0;   ///< KernelConfig override: residual rows in staged tiles never (1) or where they apply (2)
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -80,9 +81,10 @@ class CudaSpmmTest : public ::testing::Test {
                  std::to_string(c.warps_per_item) + " G " + std::to_string(c.residual_lanes) + " V " +
                  std::to_string(c.lane_features) + " cluster " + std::to_string(c.dense_cluster) + " stages " +
                  std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) + " residual mma " +
-                 std::to_string(c.residual_mma) + " staged " + std::to_string(c.staged_ranges) +
-                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
-                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
+                 std::to_string(c.residual_mma) + " staged " + std::to_string(c.staged_ranges) + " tiles " +
+                 std::to_string(c.staged_tiles) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
+                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
+                 rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -104,7 +106,7 @@ class CudaSpmmTest : public ::testing::Test {
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages,
-                     c.dense_round_steps, c.column_major, c.residual_mma, c.staged_ranges});
+                     c.dense_round_steps, c.column_major, c.residual_mma, c.staged_ranges, c.staged_tiles});
     using Scalar = rsh::cuda::Accum<T>;
     plan.spmm(static_cast<Scalar>(c.alpha), dB.get(), ldb, static_cast<Scalar>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
@@ -223,14 +225,33 @@ rsh::impl::HostCrs banded_rows(int rows, int hb, int far_every, int empty_every,
   return rsh::impl::coo_to_crs(rows, rows, std::move(coo));
 }
 
-/// Whether a plan of A under `o` with KernelConfig::staged_ranges = `staged` says it runs staged ranges.
+/// What a plan's description says of staged residual rows.
+const std::string kStagedRangesSay = "in ranges of 64 rows with their B rows staged";
+const std::string kStagedTilesSay = "in ranges of 32 rows on Tensor Cores";
+
+/// Whether a plan of A under `o` and `config` says `phrase` in its description.
 template <class T>
-bool plan_stages_ranges(const rsh::impl::HostCrs& A, const rsh::Options& o, int staged, rsh::cuda::FloatMath math) {
+bool plan_says(const rsh::impl::HostCrs& A, const rsh::Options& o, const rsh::cuda::KernelConfig& config,
+               rsh::cuda::FloatMath math, const std::string& phrase) {
   const auto ins = rsh::impl::inspect(A, o, "test");
   const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
   rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, math);
-  plan.set_config({0, 0, 0, 0, 0, 0, 0, 0, staged});
-  return plan.describe().find("B rows staged in shared memory") != std::string::npos;
+  plan.set_config(config);
+  return plan.describe().find(phrase) != std::string::npos;
+}
+/// Whether a plan of A under `o` with KernelConfig::staged_ranges = `staged` says it runs staged ranges.
+template <class T>
+bool plan_stages_ranges(const rsh::impl::HostCrs& A, const rsh::Options& o, int staged, rsh::cuda::FloatMath math) {
+  rsh::cuda::KernelConfig config;
+  config.staged_ranges = staged;
+  return plan_says<T>(A, o, config, math, kStagedRangesSay);
+}
+/// Whether a plan of A under `o` with KernelConfig::staged_tiles = `tiles` says it runs staged tiles.
+template <class T>
+bool plan_stages_tiles(const rsh::impl::HostCrs& A, const rsh::Options& o, int tiles, rsh::cuda::FloatMath math) {
+  rsh::cuda::KernelConfig config;
+  config.staged_tiles = tiles;
+  return plan_says<T>(A, o, config, math, kStagedTilesSay);
 }
 
 // Residual rows in staged ranges (FP16, BF16, FP32): the planner's rule; banded ranges that stage their B
@@ -281,6 +302,49 @@ TYPED_TEST(CudaSpmm, StagedRanges) {
   Case c{128, 1.5, -0.5, cut, Layout::kRowMajor};
   c.padded = false, c.staged_ranges = 2;
   this->check(pieces, c);
+}
+
+// Residual rows in staged tiles on Tensor Cores (FP16, BF16): the planner's rule (taken on a stencil with its
+// rows in grid blocks, not in the grid's order, not under 1); ranges of few columns beside ranges holding rows of
+// 40 random columns, which multiply from global memory in the same kernel; blocks cut by the grid's edges and a
+// partial last range; one and two slices and partial ones; alpha/beta (beta = 0 with NaN in C); column-major
+// operands through row-major copies; padded B keeps residual_kernel.
+TYPED_TEST(CudaSpmm, StagedTiles) {
+  using T = typename TypeParam::first_type;
+  if (sizeof(T) != 2) GTEST_SKIP() << "staged tiles are FP16 and BF16";
+  const uint64_t seed = rsh::test::fresh_seed();
+  rsh::Options whole = rsh::test::options(rsh::Partition::kCudaCoreOnly);
+  whole.reorder = rsh::Reorder::kNone;  // the rows' order is the test's
+  rsh::Options blocks = whole;
+  blocks.reorder = rsh::Reorder::kGridBlocks;
+  {  // 55,296 rows: 1,728 ranges, more than 4 a resident CTA
+    const auto large = rsh::test::grid_crs(48, 48, 24, 1, true, seed);
+    EXPECT_TRUE(plan_stages_tiles<T>(large, blocks, 0, TypeParam::math));
+    EXPECT_FALSE(plan_stages_tiles<T>(large, blocks, 1, TypeParam::math));
+    EXPECT_FALSE(plan_stages_tiles<T>(large, whole, 0, TypeParam::math));  // the grid's order: ~300 columns a range
+    EXPECT_FALSE(plan_stages_ranges<T>(large, blocks, 0, TypeParam::math));
+  }
+  const auto mixed = rsh::test::grid_crs(16, 12, 6, 1, true, seed + 1, true, 37);  // rows of 40 random columns
+  const auto edges = rsh::test::grid_crs(15, 10, 5, 1, true, seed + 2, true);      // cut blocks, a partial range
+  EXPECT_TRUE(plan_stages_tiles<T>(mixed, whole, 2, TypeParam::math));
+  EXPECT_FALSE(plan_stages_tiles<T>(mixed, whole, 0, TypeParam::math));  // too few ranges
+  for (const auto& A : {mixed, edges}) {
+    for (int n : {64, 128, 136, 256})
+      for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
+        Case c{n, ab.first, ab.second, whole, Layout::kRowMajor};
+        c.padded = false, c.staged_tiles = 2;
+        this->check(A, c);
+      }
+    Case padded{128, 1.0, 0.5, whole, Layout::kRowMajor};
+    padded.staged_tiles = 2;
+    this->check(A, padded);
+    for (int mode : {2, 3})
+      for (int n : {64, 130}) {
+        Case c{n, 1.5, -0.5, whole, Layout::kColMajor};
+        c.column_major = mode, c.staged_tiles = 2;
+        this->check(A, c);
+      }
+  }
 }
 
 // Row-major B and C without padding: the 16-byte vector paths (cp.async B

@@ -122,6 +122,11 @@ struct KernelConfig {
   /// they apply; 0 (the planner's choice: where most nonzeros lie in ranges that fit, see
   /// detail::staged_planned) and 1 never.
   int staged_ranges = 0;
+  /// Residual rows in ranges of 32 on Tensor Cores over their distinct columns' staged B rows (staged_tile_kernel;
+  /// FP16 and BF16, B's rows in 16-byte vectors, plans that could take staged ranges and do not): 2 wherever they
+  /// apply (described at this call where the plan did not describe them); 0 (the planner's choice: where most
+  /// nonzeros lie in ranges of at most 144 distinct columns, see detail::describe_staged_tiles) and 1 never.
+  int staged_tiles = 0;
 };
 
 /// A CSR matrix in device memory, as the handle-free multiply reads it: columns in any order within a

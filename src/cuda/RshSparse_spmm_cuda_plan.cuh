@@ -18,6 +18,7 @@
 #include "cuda/RshSparse_spmm_kernel.cuh"
 #include "cuda/RshSparse_spmm_residual_mma_kernel.cuh"
 #include "cuda/RshSparse_spmm_staged_kernel.cuh"
+#include "cuda/RshSparse_spmm_staged_tile_kernel.cuh"
 #include "cuda/RshSparse_spmm_tc_plan.hpp"
 #include "cuda/RshSparse_spmm_transpose_kernel.cuh"
 #include "cuda/RshSparse_spmm_values_kernel.cuh"
@@ -103,6 +104,13 @@ struct PlanView {
   int staged_num_ranges = 0;
   int64_t staged_nnz = 0;        ///< nonzeros in ranges that fit in shared memory
   int64_t staged_wave_ctas = 0;  ///< CTAs of staged_range_kernel resident at once on the device
+  // Ranges of the residual for staged_tile_kernel (16-bit plans eligible for staged ranges that do not take
+  // them, where describe_staged_tiles found them to pay; none in other plans).
+  const StagedRange* tile_ranges = nullptr;
+  const int* tile_range_cols = nullptr;  ///< kTileMaxCols a range: its distinct columns
+  const uint16_t* tile_slots = nullptr;  ///< each residual nonzero's slot in its range's tile
+  int tile_num_ranges = 0;
+  int64_t tile_wave_ctas = 0;  ///< CTAs of staged_tile_kernel resident at once on the device
   // Dense blocks (HostFormat::dense_blocks): the residual's values in the block layout.
   bool dense = false;
   impl::DenseBlockLayout dense_layout;
@@ -123,7 +131,9 @@ struct PlanData : PlanView<T> {
     DeviceArray<T> values;  ///< tile values, then residual values
     DeviceArray<T> dense_values;
     DeviceArray<int64_t> dense_slot;  ///< residual nonzero -> block value slot (update_values_device)
-    DeviceArray<StagedRange> staged_ranges;
+    DeviceArray<StagedRange> staged_ranges, tile_ranges;
+    DeviceArray<int> tile_range_cols;
+    DeviceArray<uint16_t> tile_slots;
   } store;
   std::vector<int64_t> dense_slot;  ///< residual nonzero -> block value slot (host, for update_values)
   /// FloatMath::kFp32 after update_values_device: the device's answer to "are the Tensor-Core values TF32
@@ -270,6 +280,17 @@ bool residual_mma_planned(const PlanView<T>& d) {
   return sizeof(T) == 2 && d.tc_num_items == 0 && !d.dense && d.config.residual_mma == 2;
 }
 
+/// CTAs of `kernel` (kResThreadsPerBlock threads, `smem` bytes of dynamic shared memory) resident at once on
+/// the current device.
+template <class Kernel>
+int64_t resident_ctas(Kernel kernel, int smem) {
+  int device = 0, sms = 0, per_sm = 0;
+  RSH_CUDA_CHECK(cudaGetDevice(&device));
+  RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kResThreadsPerBlock, smem));
+  return int64_t(sms) * std::max(per_sm, 1);
+}
+
 /// Lets staged_range_kernel<T, OutT> take its two stages of shared memory (once a device).
 template <class T, class OutT>
 void allow_staged_smem() {
@@ -302,12 +323,7 @@ void describe_staged_ranges(PlanData<T>& d, cudaStream_t stream) {
     d.staged_nnz = static_cast<int64_t>(host[0]);
     d.staged_wave_ctas = once_per_device([] {
       allow_staged_smem<T, T>();
-      int device = 0, sms = 0, per_sm = 0;
-      RSH_CUDA_CHECK(cudaGetDevice(&device));
-      RSH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      RSH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, staged_range_kernel<T, T>,
-                                                                   kResThreadsPerBlock, staged_smem_bytes<T>()));
-      return int64_t(sms) * std::max(per_sm, 1);
+      return resident_ctas(staged_range_kernel<T, T>, staged_smem_bytes<T>());
     });
   }
 }
@@ -323,6 +339,63 @@ bool staged_chosen(const PlanView<T>& d) {
   return d.config.staged_ranges == 2 || (d.staged_nnz >= kStagedMinShare * double(d.res_nnz) &&
                                          d.staged_num_ranges >= kStagedMinRangesPerCta * d.staged_wave_ctas);
 }
+/// Lets staged_tile_kernel<T, OutT> take its two stages and its tile of shared memory (once a device).
+template <class T, class OutT>
+void allow_tile_smem() {
+  once_per_device([] {
+    RSH_CUDA_CHECK(cudaFuncSetAttribute(staged_tile_kernel<T, OutT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        staged_tile_smem_bytes<T>()));
+    return true;
+  });
+}
+
+/// Describes the residual's ranges for staged_tile_kernel in 16-bit plans that could take them (those that could
+/// take staged ranges) and do not take staged ranges: where `forced` (KernelConfig::staged_tiles = 2), or where
+/// the plan has at least kStagedMinRangesPerCta ranges a resident CTA and, once described, at least
+/// kStagedMinShare of its nonzeros lie in ranges that fit (staged_chosen's rule, for the same reasons). Waits for
+/// the count (one stream synchronisation at the plan's construction).
+template <class T>
+void describe_staged_tiles(PlanData<T>& d, cudaStream_t stream, bool forced) {
+  if constexpr (sizeof(T) == 2) {
+    if (d.tile_ranges || d.tc_num_items > 0 || d.dense || d.res_num_items == 0 || d.res_num_local != d.res_num_items)
+      return;
+    if (!forced && staged_chosen(d)) return;
+    const int ranges = (d.res_num_items + kTileRows - 1) / kTileRows;
+    const int64_t wave = once_per_device([] {
+      allow_tile_smem<T, T>();
+      return resident_ctas(staged_tile_kernel<T, T>, staged_tile_smem_bytes<T>());
+    });
+    if (!forced && ranges < kStagedMinRangesPerCta * wave) return;
+    auto& s = d.store;
+    s.tile_ranges = DeviceArray<StagedRange>(size_t(ranges), stream);
+    s.tile_range_cols = DeviceArray<int>(size_t(ranges) * kTileMaxCols, stream);
+    s.tile_slots = DeviceArray<uint16_t>(size_t(std::max<int64_t>(d.res_nnz, 1)), stream);
+    DeviceArray<unsigned long long> counts(2, stream);
+    RSH_CUDA_CHECK(cudaMemsetAsync(counts.get(), 0, 2 * sizeof(unsigned long long), stream));
+    staged_tiles_kernel<<<(ranges + 7) / 8, 256, 0, stream>>>(d.res_items, d.res_num_items, d.res_num_local, d.res_cols,
+                                                              ranges, s.tile_ranges.get(), s.tile_range_cols.get(),
+                                                              s.tile_slots.get(), counts.get());
+    check_launch("staged_tiles_kernel");
+    unsigned long long host[2] = {0, 0};
+    RSH_CUDA_CHECK(cudaMemcpyAsync(host, counts.get(), sizeof(host), cudaMemcpyDeviceToHost, stream));
+    RSH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (host[1] != 0 || (!forced && double(host[0]) < kStagedMinShare * double(d.res_nnz))) {
+      s.tile_ranges = DeviceArray<StagedRange>(), s.tile_range_cols = DeviceArray<int>();
+      s.tile_slots = DeviceArray<uint16_t>();
+      return;
+    }
+    d.tile_ranges = s.tile_ranges.get(), d.tile_range_cols = s.tile_range_cols.get();
+    d.tile_slots = s.tile_slots.get(), d.tile_num_ranges = ranges, d.tile_wave_ctas = wave;
+  }
+}
+
+/// Whether the plan's residual goes to staged tiles where the operands allow (tiles_planned): where it has them
+/// (describe_staged_tiles applied the rule) and KernelConfig::staged_tiles does not say never (1).
+template <class T>
+bool tiles_chosen(const PlanView<T>& d) {
+  return d.tile_ranges && d.config.staged_tiles != 1;
+}
+
 /// Whether this multiply runs the residual as staged ranges (staged_range_kernel): chosen for the plan, B's
 /// rows 16-byte vectors, the residual's arrays 16-byte aligned, and (unless asked for) B rows of at least
 /// half a slice: narrower ones would stage chunks that no lane multiplies.
@@ -332,6 +405,15 @@ bool staged_planned(const PlanView<T>& d, const ResidualParams<T, OutT>& res, in
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % kStagedChunkBytes == 0; };
   if (!aligned(d.res_cols) || !aligned(d.res_values) || !aligned(d.res_items)) return false;
   return d.config.staged_ranges == 2 || 2 * n >= staged_slice_features<T>();
+}
+/// Whether this multiply runs the residual as staged tiles (staged_tile_kernel): chosen for the plan, staged
+/// ranges not planned, and the operands as staged_planned asks of them.
+template <class T, class OutT>
+bool tiles_planned(const PlanView<T>& d, const ResidualParams<T, OutT>& res, int n) {
+  if (!tiles_chosen(d) || staged_planned(d, res, n) || !res.B.vec) return false;
+  const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % kStagedChunkBytes == 0; };
+  if (!aligned(d.res_values) || !aligned(d.res_items)) return false;
+  return d.config.staged_tiles == 2 || 2 * n >= staged_slice_features<T>();
 }
 }  // namespace detail
 
@@ -377,6 +459,7 @@ SpmmPlan<T>::SpmmPlan(const HostFormat& f, cudaStream_t stream, FloatMath math) 
   d.bind_format_to_store();
   update_values(f.values, stream);
   detail::describe_staged_ranges(d, stream);
+  detail::describe_staged_tiles(d, stream, false);
 }
 
 template <class T>
@@ -412,6 +495,7 @@ SpmmPlan<T>::SpmmPlan(const DeviceFormat& f, const T* values, cudaStream_t strea
   d.bind_values();
   update_values_device(values, stream);
   detail::describe_staged_ranges(d, stream);
+  detail::describe_staged_tiles(d, stream, false);
 }
 
 template <class T>
@@ -517,7 +601,11 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (config.staged_ranges < 0 || config.staged_ranges > 2)
     throw std::invalid_argument("rsh::cuda::KernelConfig: staged_ranges = " + std::to_string(config.staged_ranges) +
                                 " not in {0, 1, 2}");
+  if (config.staged_tiles < 0 || config.staged_tiles > 2)
+    throw std::invalid_argument("rsh::cuda::KernelConfig: staged_tiles = " + std::to_string(config.staged_tiles) +
+                                " not in {0, 1, 2}");
   d_->config = config;
+  if (config.staged_tiles == 2) detail::describe_staged_tiles(*d_, nullptr, true);
 }
 
 template <class T>
@@ -552,6 +640,8 @@ std::string SpmmPlan<T>::describe() const {
   if (detail::residual_mma_planned(d)) s += " (on Tensor Cores where B is row-major and 16-byte aligned)";
   if (detail::staged_chosen(d) && !detail::residual_mma_planned(d))
     s += " (in ranges of 64 rows with their B rows staged in shared memory where B is row-major and 16-byte aligned)";
+  else if (detail::tiles_chosen(d) && !detail::residual_mma_planned(d))
+    s += " (in ranges of 32 rows on Tensor Cores over their distinct columns where B is row-major and 16-byte aligned)";
   return s;
 }
 
@@ -612,6 +702,27 @@ bool launch_staged(const PlanView<T>& d, const SpmmParams<T, OutT>& p, int n, bo
     launch_programmatic(staged_range_kernel<T, OutT>, sp, static_cast<unsigned>(std::min(units, d.staged_wave_ctas)),
                         kResThreadsPerBlock, staged_smem_bytes<T>(), after_prior, stream);
     check_launch("staged_range_kernel");
+    return true;
+  }
+}
+
+/// The residual's launch as staged tiles, if planned (tiles_planned); false otherwise.
+template <class T, class OutT>
+bool launch_tiles(const PlanView<T>& d, const SpmmParams<T, OutT>& p, int n, bool after_prior, cudaStream_t stream) {
+  if constexpr (sizeof(T) != 2) {
+    return false;
+  } else {
+    if (!tiles_planned(d, p.res, n)) return false;
+    allow_tile_smem<T, OutT>();
+    const StagedTileParams<T, OutT> tp{
+        p.res,        d.tile_ranges,     d.tile_range_cols,
+        d.tile_slots, d.tile_num_ranges, (n + staged_slice_features<T>() - 1) / staged_slice_features<T>(),
+        d.res_nnz,    p.wait_first};
+    const int64_t units = int64_t(tp.num_ranges) * tp.slices;
+    if (units > INT32_MAX) return false;
+    launch_programmatic(staged_tile_kernel<T, OutT>, tp, static_cast<unsigned>(std::min(units, d.tile_wave_ctas)),
+                        kResThreadsPerBlock, staged_tile_smem_bytes<T>(), after_prior, stream);
+    check_launch("staged_tile_kernel");
     return true;
   }
 }
@@ -706,6 +817,7 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   if (p.tc_blocks == 0) {
     if (detail::launch_residual_mma(d, p, n, after_prior, stream)) return;
     if (detail::launch_staged(d, p, n, after_prior, stream)) return;
+    if (detail::launch_tiles(d, p, n, after_prior, stream)) return;
     if constexpr (sizeof(T) == 8)
       if (lane_features == 2)
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 2>, p, blocks, after_prior, stream,

@@ -127,6 +127,15 @@ __device__ __forceinline__ void mma_m16n8k16(float (&acc)[4], uint32_t a0, uint3
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+/// Four 8x8 matrices of 16-bit elements from shared memory (ldmatrix.x4): lane l gives the address of row l % 8
+/// of matrix l / 8 (16 bytes); r[i] gets elements (g, 2q) and (g, 2q + 1) of matrix i, the row-major fragment
+/// of an MMA's A operand.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], unsigned addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
 /// Four 8x8 matrices of 16-bit elements from shared memory, transposed (ldmatrix.x4.trans): lane l gives
 /// the address of row l % 8 of matrix l / 8 (16 bytes); r[i] gets elements (2q, g) and (2q + 1, g) of
 /// matrix i, the k-major fragment of an MMA operand whose stored rows are its K index.

@@ -73,13 +73,14 @@ struct StagedParams {
 };
 
 /// Work unit u: a range and a slice (slice-major: CTAs running at once share a slice), and the range's
-/// description (an empty one past the last unit).
+/// description (an empty one past the last unit). P: the staged kernels' parameters (num_ranges, slices,
+/// ranges).
 struct StagedUnit {
   int range, slice;
   StagedRange m;
 };
-template <class T, class OutT>
-__device__ __forceinline__ StagedUnit staged_unit(const StagedParams<T, OutT>& p, int u) {
+template <class P>
+__device__ __forceinline__ StagedUnit staged_unit(const P& p, int u) {
   if (u >= p.num_ranges * p.slices) return StagedUnit{0, 0, StagedRange{0, kStagedNotStaged, 0, 0}};
   const int slice = p.slices == 1 ? 0 : u / p.num_ranges, range = u - slice * p.num_ranges;
   return StagedUnit{range, slice, p.ranges[range]};
@@ -162,68 +163,100 @@ struct StagedSource {
 /// A range's nonzeros and B rows in global memory.
 template <class T, class OutT>
 struct GlobalSource {
-  const StagedParams<T, OutT>& p;
+  const ResidualParams<T, OutT>& res;
   int f;
-  __device__ __forceinline__ int col(int k) const { return __ldg(p.res.res_cols + k); }
-  __device__ __forceinline__ Accum<T> val(int k) const { return to_acc(p.res.values[k]); }
+  __device__ __forceinline__ int col(int k) const { return __ldg(res.res_cols + k); }
+  __device__ __forceinline__ Accum<T> val(int k) const { return to_acc(res.values[k]); }
   template <int V>
   __device__ __forceinline__ void row(RawRow<T, V>& r, int c) const {
-    r.load(p.res.B, c, f);
+    r.load(res.B, c, f);
   }
 };
+
+/// Multiplies items [item0, item0 + items) (whole rows) of slice `slice` from global memory: a row per 16 lanes.
+/// The staged kernels' ranges that do not fit in shared memory.
+template <class T, class OutT>
+__device__ __forceinline__ void multiply_rows_from_global(const ResidualParams<T, OutT>& res, int item0, int items,
+                                                          int slice) {
+  constexpr int V = staged_lane_features<T>(), kRowsAtOnce = kResThreadsPerBlock / kStagedLanes;
+  const int f = slice * staged_slice_features<T>() + threadIdx.x % kStagedLanes * V;
+  for (int i = threadIdx.x / kStagedLanes; i < items; i += kRowsAtOnce) {
+    const ResidualItem item = res.items[item0 + i];
+    Frag<V, Accum<T>> acc = {};
+    accumulate_staged<V, T>(acc, item.begin, item.end, GlobalSource<T, OutT>{res, f});
+    if (f < res.C.n) store_row(res.C, item.row, f, acc, res.alpha, res.beta, false);
+  }
+}
 
 /// Multiplies a unit's range from its stage (or from global memory): a row per 16 lanes.
 template <class T, class OutT>
 __device__ __forceinline__ void multiply_range(const StagedParams<T, OutT>& p, const StagedStage<T>& st,
                                                const StagedUnit& unit) {
-  constexpr int V = staged_lane_features<T>();
+  constexpr int V = staged_lane_features<T>(), kRowsAtOnce = kResThreadsPerBlock / kStagedLanes;
   const StagedRange& m = unit.m;
-  const int lane = threadIdx.x % kStagedLanes, f = unit.slice * staged_slice_features<T>() + lane * V;
   const int item0 = unit.range * kStagedRows, items = min(kStagedRows, p.res.num_items - item0);
-  const bool staged = m.cols != kStagedNotStaged;
-  constexpr int kRowsAtOnce = kResThreadsPerBlock / kStagedLanes;
+  if (m.cols == kStagedNotStaged) return multiply_rows_from_global(p.res, item0, items, unit.slice);
+  const int lane = threadIdx.x % kStagedLanes, f = unit.slice * staged_slice_features<T>() + lane * V;
+  constexpr int kColsPer = kStagedChunkBytes / int(sizeof(int)), kValsPer = kStagedChunkBytes / int(sizeof(T));
+  const StagedSource<T> src{st, m.col_begin, m.nnz_begin & ~(kColsPer - 1), m.nnz_begin & ~(kValsPer - 1), lane};
   for (int i = threadIdx.x / kStagedLanes; i < items; i += kRowsAtOnce) {
-    const ResidualItem item = staged ? st.items[i] : p.res.items[item0 + i];
+    const ResidualItem item = st.items[i];
     Frag<V, Accum<T>> acc = {};
-    if (staged) {
-      constexpr int kColsPer = kStagedChunkBytes / int(sizeof(int)), kValsPer = kStagedChunkBytes / int(sizeof(T));
-      const StagedSource<T> src{st, m.col_begin, m.nnz_begin & ~(kColsPer - 1), m.nnz_begin & ~(kValsPer - 1), lane};
-      accumulate_staged<V, T>(acc, item.begin, item.end, src);
-    } else {
-      accumulate_staged<V, T>(acc, item.begin, item.end, GlobalSource<T, OutT>{p, f});
-    }
+    accumulate_staged<V, T>(acc, item.begin, item.end, src);
     if (f < p.res.C.n) store_row(p.res.C, item.row, f, acc, p.res.alpha, p.res.beta, false);
   }
 }
 
-/// Persistent CTAs over the work units (range, slice), two stages: the next unit's copies are requested
-/// before this one multiplies. Every item is a whole row (no pieces, no atomics): staged_planned.
+/// The persistent two-stage loop of the staged kernels over the work units (range, slice), with `work`'s
+/// request(stage, unit) (issues the unit's copies, no commit), multiply(stage, unit) (between two barriers) and
+/// retire() (after the closing barrier). The next unit's copies are requested before this one multiplies.
 /// The description of the unit after next is loaded by one thread before this unit multiplies and handed to
-/// the others through shared memory at the closing barrier: loaded by every thread, it is moved into uniform
+/// the others through `handed` at the closing barrier: loaded by every thread, it is moved into uniform
 /// registers at once, and each unit would wait there for a load from L2.
-template <class T, class OutT>
-__global__ void __launch_bounds__(kResThreadsPerBlock) staged_range_kernel(const StagedParams<T, OutT> p) {
-  extern __shared__ uint4 staged_smem[];
-  __shared__ StagedUnit handed;
-  StagedStage<T>* stages = reinterpret_cast<StagedStage<T>*>(staged_smem);
-  spmm_prologue(p);
+template <class P, class Stage, class Work>
+__device__ __forceinline__ void run_staged_units(const P& p, Stage* stages, StagedUnit& handed, Work& work) {
   const int units = p.num_ranges * p.slices, step = gridDim.x;
   int u = blockIdx.x;
   StagedUnit now = staged_unit(p, u), next = staged_unit(p, u + step);
-  request_range(p, stages[0], now);
+  work.request(stages[0], now);
   cp_async_commit();
   for (int it = 0; u < units; u += step, ++it) {
     StagedUnit after;
     if (threadIdx.x == 0) after = staged_unit(p, u + 2 * step);  // in flight through this unit
-    if (u + step < units) request_range(p, stages[(it + 1) % 2], next);
+    if (u + step < units) work.request(stages[(it + 1) % 2], next);
     cp_async_commit();
     cp_async_wait<1>();  // this unit's copies have landed
     __syncthreads();
-    multiply_range(p, stages[it % 2], now);
+    work.multiply(stages[it % 2], now);
     if (threadIdx.x == 0) handed = after;
     __syncthreads();  // the stage is free for the unit after next; `handed` is written
+    work.retire();
     now = next, next = handed;
   }
+}
+
+/// What run_staged_units does with a unit of staged ranges.
+template <class T, class OutT>
+struct RangeWork {
+  const StagedParams<T, OutT>& p;
+  __device__ __forceinline__ void request(StagedStage<T>& st, const StagedUnit& unit) const {
+    request_range(p, st, unit);
+  }
+  __device__ __forceinline__ void multiply(const StagedStage<T>& st, const StagedUnit& unit) const {
+    multiply_range(p, st, unit);
+  }
+  __device__ __forceinline__ void retire() const {}
+};
+
+/// Persistent CTAs over the work units (range, slice), two stages (run_staged_units). Every item is a whole row
+/// (no pieces, no atomics): staged_planned.
+template <class T, class OutT>
+__global__ void __launch_bounds__(kResThreadsPerBlock) staged_range_kernel(const StagedParams<T, OutT> p) {
+  extern __shared__ uint4 staged_smem[];
+  __shared__ StagedUnit handed;
+  spmm_prologue(p);
+  RangeWork<T, OutT> work{p};
+  run_staged_units(p, reinterpret_cast<StagedStage<T>*>(staged_smem), handed, work);
 }
 
 /// Describes the ranges of kStagedRows items (a warp a range): B rows and nonzeros, staged where they fit and

@@ -12,6 +12,7 @@
 #include "impl/RshSparse_progress.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
+#include "impl/inspector/RshSparse_grid_order_on.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
 
 namespace rsh {
@@ -492,6 +493,13 @@ std::vector<int> row_order(const HostCrs& A, const Options& options) {
       const auto order =
           minhash_order_on(Kokkos::DefaultHostExecutionSpace(), sorted_view_of(A),
                            options.reorder_options.minhash_label_rounds, options.reorder_options.minhash_window_chunk);
+      return std::vector<int>(order.data(), order.data() + order.extent(0));
+    }
+    case Reorder::kGridBlocks: {
+      const Kokkos::DefaultHostExecutionSpace exec;
+      const GridShape grid = grid_shape_on(exec, sorted_view_of(A));
+      if (!grid.found()) return {};
+      const auto order = grid_blocks_order_on(exec, grid);
       return std::vector<int>(order.data(), order.data() + order.extent(0));
     }
     case Reorder::kAuto:

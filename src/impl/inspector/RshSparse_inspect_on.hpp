@@ -102,8 +102,8 @@ InspectionOf<typename ExecSpace::memory_space> inspect_on(const ExecSpace& exec,
   auto piece_for = [&](Partition partition) {
     return residual_piece_nnz_on(exec, A.row_map, num_rows, options, partition, arith);
   };
-  if (options.partition != Partition::kAuto) {
-    out.partition = options.partition;
+  if (options.partition != Partition::kAuto || grid_blocks_want_cuda_cores(out.reorder, value_bytes)) {
+    out.partition = options.partition != Partition::kAuto ? options.partition : Partition::kCudaCoreOnly;
     out.pattern = build(out.partition, piece_for(out.partition));
     out.pattern.storage = pooled.storage();
     return out;

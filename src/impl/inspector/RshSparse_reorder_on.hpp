@@ -9,6 +9,7 @@
 #include "impl/RshSparse_reorder_impl.hpp"
 #include "impl/RshSparse_reorder_select_impl.hpp"
 #include "impl/inspector/RshSparse_b_row_misses_on.hpp"
+#include "impl/inspector/RshSparse_grid_order_on.hpp"
 #include "impl/inspector/RshSparse_host_views.hpp"
 #include "impl/inspector/RshSparse_long_windows_on.hpp"
 #include "impl/inspector/RshSparse_minhash_order_on.hpp"
@@ -88,6 +89,38 @@ RowOrderOf<typename ExecSpace::memory_space> select_reorder_on(const ExecSpace& 
   return best;
 }
 
+/// Rows from which Reorder::kAuto looks for a grid (grid_blocks_tried): the staged tiles' rule wants 4 ranges of
+/// 32 rows a resident CTA of the H100 (2 CTAs an SM), and a grid of fewer rows would not take them.
+constexpr int64_t kGridAutoMinRows = 32768;
+
+/// Whether Reorder::kAuto tries the grid-blocks order first: on Kokkos::Cuda, for 16-bit values (the staged
+/// Tensor-Core tiles it is made for) and at least kGridAutoMinRows rows.
+template <class ExecSpace>
+bool grid_blocks_tried(int64_t num_rows, int value_bytes) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(RSH_ENABLE_CUDA)
+  return std::is_same<ExecSpace, Kokkos::Cuda>::value && value_bytes == 2 && num_rows >= kGridAutoMinRows;
+#else
+  (void)num_rows, (void)value_bytes;
+  return false;
+#endif
+}
+
+/// Whether rows in grid blocks go to a CUDA-core plan where the partition is kAuto's to choose: the staged tiles
+/// that the order is made for run in CUDA-core plans of 16-bit values, which the partition's models do not know.
+inline bool grid_blocks_want_cuda_cores(Reorder applied, int value_bytes) {
+  return applied == Reorder::kGridBlocks && value_bytes == 2;
+}
+
+/// A grid-blocks row order where A is a grid's operator (policy kGridBlocks); the given order otherwise.
+template <class ExecSpace>
+RowOrderOf<typename ExecSpace::memory_space> grid_blocks_on(const ExecSpace& exec,
+                                                            const SortedCrs<typename ExecSpace::memory_space>& A) {
+  RowOrderOf<typename ExecSpace::memory_space> out;
+  const GridShape grid = grid_shape_on(exec, A);
+  if (grid.found()) out.policy = Reorder::kGridBlocks, out.order = grid_blocks_order_on(exec, grid);
+  return out;
+}
+
 /// The row order options.reorder asks for, on `exec` (kAuto: select_reorder_on, trying MinHash where its
 /// trial can pay for multiplies of B values of `value_bytes` bytes; 0: not known, MinHash is tried).
 template <class ExecSpace>
@@ -104,7 +137,13 @@ RowOrderOf<typename ExecSpace::memory_space> row_order_on(const ExecSpace& exec,
       out.order = minhash_order_on(exec, A, options.reorder_options.minhash_label_rounds,
                                    options.reorder_options.minhash_window_chunk);
       return out;
+    case Reorder::kGridBlocks:
+      return grid_blocks_on(exec, A);
     case Reorder::kAuto:
+      if (grid_blocks_tried<ExecSpace>(A.num_rows, value_bytes)) {
+        RowOrderOf<Mem> grid = grid_blocks_on(exec, A);
+        if (grid.policy == Reorder::kGridBlocks) return grid;
+      }
       return select_reorder_on(exec, A, options,
                                minhash_trial_pays(minhash_trial_model<ExecSpace>(), A.nnz, model_num_vectors(options),
                                                   value_bytes, options.expected_multiplies));
