@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -116,6 +117,23 @@ class CudaSpmmTest : public ::testing::Test {
                   ref, [&](int64_t i, int64_t j) { return to_double(got[row ? i * ldc + j : j * ldc + i]); }),
               tolerance());
   }
+
+  /// check() at each of `widths` with alpha, beta = (1, 0) and (1.5, -0.5), row-major B and C without padding
+  /// (the 16-byte vector paths), then once with padded leading dimensions (n = 128, beta = 0.5); `set` applies the
+  /// test's KernelConfig overrides to each case.
+  template <class Set>
+  void check_widths(const rsh::impl::HostCrs& A, const rsh::Options& o, std::initializer_list<int> widths, Set set) {
+    for (int n : widths)
+      for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
+        Case c{n, ab.first, ab.second, o, Layout::kRowMajor};
+        c.padded = false;
+        set(c);
+        check(A, c);
+      }
+    Case padded{128, 1.0, 0.5, o, Layout::kRowMajor};
+    set(padded);
+    check(A, padded);
+  }
 };
 
 /// Element type of A and B, of C, and how float tiles meet the Tensor Cores.
@@ -176,6 +194,20 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   }
 }
 
+/// What a plan's description says of staged residual rows.
+const std::string kStagedRangesSay = "in ranges of 64 rows with their B rows staged";
+const std::string kStagedTilesSay = "in ranges of 32 rows on Tensor Cores";
+
+/// Whether a plan of A under `o` and `config` says `phrase` in its description.
+template <class T>
+bool plan_says(const rsh::impl::HostCrs& A, const rsh::Options& o, const rsh::cuda::KernelConfig& config,
+               rsh::cuda::FloatMath math, const std::string& phrase) {
+  const auto ins = rsh::impl::inspect(A, o, "test");
+  const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
+  rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, math);
+  plan.set_config(config);
+  return plan.describe().find(phrase) != std::string::npos;
+}
 // Residual items on Tensor Cores (FP16, BF16): whole rows and rows cut into pieces (summed in the warp, or
 // added with atomics past one CTA), rows of several 16-nonzero steps, empty rows, permuted rows, several CTAs
 // with a partial last one, partial 128-feature slices, alpha/beta; padded B falls back to CUDA cores.
@@ -188,22 +220,10 @@ TYPED_TEST(CudaSpmm, ResidualItemsOnTensorCores) {
   sorted.reorder = rsh::Reorder::kPlainSort;
   for (const rsh::Options& o : {rsh::test::options(rsh::Partition::kCudaCoreOnly),
                                 rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8), sorted}) {
-    {
-      const auto ins = rsh::impl::inspect(A, o, "test");
-      const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
-      rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, TypeParam::math);
-      plan.set_config({0, 0, 0, 0, 0, 0, 0, 2});
-      EXPECT_NE(plan.describe().find("on Tensor Cores where B"), std::string::npos) << plan.describe();
-    }
-    for (int n : {8, 120, 128, 136, 256})
-      for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
-        Case c{n, ab.first, ab.second, o, Layout::kRowMajor};
-        c.padded = false, c.residual_mma = 2;
-        this->check(A, c);
-      }
-    Case padded{128, 1.0, 0.5, o, Layout::kRowMajor};
-    padded.residual_mma = 2;
-    this->check(A, padded);
+    rsh::cuda::KernelConfig mma;
+    mma.residual_mma = 2;
+    EXPECT_TRUE(plan_says<T>(A, o, mma, TypeParam::math, "on Tensor Cores where B"));
+    this->check_widths(A, o, {8, 120, 128, 136, 256}, [](Case& c) { c.residual_mma = 2; });
   }
   const auto short_rows = rsh::test::random_crs(300, 90, 3, seed + 1);  // empty rows and one-step items
   Case c{128, 2.0, 1.0, rsh::test::options(rsh::Partition::kCudaCoreOnly), Layout::kRowMajor};
@@ -225,20 +245,6 @@ rsh::impl::HostCrs banded_rows(int rows, int hb, int far_every, int empty_every,
   return rsh::impl::coo_to_crs(rows, rows, std::move(coo));
 }
 
-/// What a plan's description says of staged residual rows.
-const std::string kStagedRangesSay = "in ranges of 64 rows with their B rows staged";
-const std::string kStagedTilesSay = "in ranges of 32 rows on Tensor Cores";
-
-/// Whether a plan of A under `o` and `config` says `phrase` in its description.
-template <class T>
-bool plan_says(const rsh::impl::HostCrs& A, const rsh::Options& o, const rsh::cuda::KernelConfig& config,
-               rsh::cuda::FloatMath math, const std::string& phrase) {
-  const auto ins = rsh::impl::inspect(A, o, "test");
-  const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A.values);
-  rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, math);
-  plan.set_config(config);
-  return plan.describe().find(phrase) != std::string::npos;
-}
 /// Whether a plan of A under `o` with KernelConfig::staged_ranges = `staged` says it runs staged ranges.
 template <class T>
 bool plan_stages_ranges(const rsh::impl::HostCrs& A, const rsh::Options& o, int staged, rsh::cuda::FloatMath math) {
@@ -277,18 +283,10 @@ TYPED_TEST(CudaSpmm, StagedRanges) {
   }
   for (const auto& A : {banded, far})
     for (const rsh::Options& o : {whole, sorted}) {
-      for (int n : {8, 64, 120, 128, 136, 256})
-        for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
-          Case c{n, ab.first, ab.second, o, Layout::kRowMajor};
-          c.padded = false, c.staged_ranges = 2;
-          this->check(A, c);
-        }
+      this->check_widths(A, o, {8, 64, 120, 128, 136, 256}, [](Case& c) { c.staged_ranges = 2; });
       Case planner{128, 1.0, 0.5, o, Layout::kRowMajor};
       planner.padded = false;
       this->check(A, planner);
-      Case padded{128, 1.0, 0.5, o, Layout::kRowMajor};
-      padded.staged_ranges = 2;
-      this->check(A, padded);
       for (int mode : {2, 3})  // column-major B (and C) through row-major copies: the kernel waits for B's copy
         for (int n : {64, 130}) {
           Case c{n, 1.5, -0.5, o, Layout::kColMajor};
@@ -329,15 +327,7 @@ TYPED_TEST(CudaSpmm, StagedTiles) {
   EXPECT_TRUE(plan_stages_tiles<T>(mixed, whole, 2, TypeParam::math));
   EXPECT_FALSE(plan_stages_tiles<T>(mixed, whole, 0, TypeParam::math));  // too few ranges
   for (const auto& A : {mixed, edges}) {
-    for (int n : {64, 128, 136, 256})
-      for (auto ab : {std::make_pair(1.0, 0.0), std::make_pair(1.5, -0.5)}) {
-        Case c{n, ab.first, ab.second, whole, Layout::kRowMajor};
-        c.padded = false, c.staged_tiles = 2;
-        this->check(A, c);
-      }
-    Case padded{128, 1.0, 0.5, whole, Layout::kRowMajor};
-    padded.staged_tiles = 2;
-    this->check(A, padded);
+    this->check_widths(A, whole, {64, 128, 136, 256}, [](Case& c) { c.staged_tiles = 2; });
     for (int mode : {2, 3})
       for (int n : {64, 130}) {
         Case c{n, 1.5, -0.5, whole, Layout::kColMajor};
