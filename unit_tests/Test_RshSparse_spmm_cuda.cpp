@@ -312,7 +312,8 @@ TYPED_TEST(CudaSpmm, StagedTiles) {
   if (sizeof(T) != 2) GTEST_SKIP() << "staged tiles are FP16 and BF16";
   const uint64_t seed = rsh::test::fresh_seed();
   rsh::Options whole = rsh::test::options(rsh::Partition::kCudaCoreOnly);
-  whole.reorder = rsh::Reorder::kNone;  // the rows' order is the test's
+  whole.reorder = rsh::Reorder::kNone;        // the rows' order is the test's
+  whole.tuning.residual_piece_nnz = 1 << 10;  // and rows stay whole (tiles take no pieces)
   rsh::Options blocks = whole;
   blocks.reorder = rsh::Reorder::kGridBlocks;
   {  // 55,296 rows: 1,728 ranges, more than 4 a resident CTA
