@@ -177,9 +177,10 @@ TEST(Reorder, EveryPolicyIsAPermutation) {
         o.reorder = policy;
         o.reorder_options = ro;
         const std::vector<int> order = rsh::impl::row_order(shape.second, o);
-        if (order.empty())  // the given order, which only these may keep
+        if (order.empty())  // the given order, which only these may keep (GridBlocks: on no grid)
           EXPECT_TRUE(policy == rsh::Reorder::kNone || policy == rsh::Reorder::kAuto ||
-                      policy == rsh::Reorder::kLocality || shape.second.num_rows == 0);
+                      policy == rsh::Reorder::kLocality || policy == rsh::Reorder::kGridBlocks ||
+                      shape.second.num_rows == 0);
         else
           expect_permutation(order, shape.second.num_rows);
       }
