@@ -40,6 +40,8 @@
 //                        choice)
 //   --rsh_tiles=M        residual rows in staged tiles on Tensor Cores (FP16, BF16): 1 never, 2 wherever they
 //                        apply (default 0, the planner's choice)
+//   --rsh_res_shape=M    residual_kernel's shape (FP16, BF16): 1 latency, 2 throughput (default 0, the planner's
+//                        choice)
 //   --rsh_dense_cluster=C CTAs of a dense-block cluster (1, 2, 4, 8, 16; default: the planner's choice)
 //   --rsh_dense_stages=S rounds of dense blocks staged at once (1, 2; default: the planner's choice)
 //   --rsh_dense_round=R  column blocks a dense round stages (16 FP16 / 8 TF32, or twice that; one stage)
@@ -394,7 +396,8 @@ Config parse_flags(int& argc, char** argv) {
                                             {"--rsh_col=", &cfg.kernel.column_major},
                                             {"--rsh_res_mma=", &cfg.kernel.residual_mma},
                                             {"--rsh_staged=", &cfg.kernel.staged_ranges},
-                                            {"--rsh_tiles=", &cfg.kernel.staged_tiles}};
+                                            {"--rsh_tiles=", &cfg.kernel.staged_tiles},
+                                            {"--rsh_res_shape=", &cfg.kernel.residual_shape}};
   const std::map<std::string, Partition> partitions = {
       {"row", Partition::kRowStructured}, {"tc", Partition::kTensorCoreOnly}, {"cuda", Partition::kCudaCoreOnly},
       {"dense", Partition::kDenseBlocks}, {"libra", Partition::kLibra},       {"balanced", Partition::kBalancedBlocks},

@@ -45,10 +45,11 @@ struct Case {
   int lane_features = 0;  ///< KernelConfig override: features a residual lane holds
   int dense_stages = 0;   ///< KernelConfig overrides for DenseBlocks
   int dense_round_steps = 0;
-  int column_major = 0;   ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
-  int residual_mma = 0;   ///< KernelConfig override: residual items on Tensor Cores never (1) or where they apply (2)
-  int staged_ranges = 0;  ///< KernelConfig override: residual rows in staged ranges never (1) or where they apply (2)
-  int staged_tiles = 0;   ///< KernelConfig override: residual rows in staged tiles never (1) or where they apply (2)
+  int column_major = 0;    ///< KernelConfig override: column-major operands in place (1) or through copies (2, 3)
+  int residual_mma = 0;    ///< KernelConfig override: residual items on Tensor Cores never (1) or where they apply (2)
+  int staged_ranges = 0;   ///< KernelConfig override: residual rows in staged ranges never (1) or where they apply (2)
+  int staged_tiles = 0;    ///< KernelConfig override: residual rows in staged tiles never (1) or where they apply (2)
+  int residual_shape = 0;  ///< KernelConfig override: residual_kernel's latency (1) or throughput (2) shape
 };
 
 /// Dense (rows x cols) in the given layout with leading dimension padded by `pad`.
@@ -83,9 +84,9 @@ class CudaSpmmTest : public ::testing::Test {
                  std::to_string(c.lane_features) + " cluster " + std::to_string(c.dense_cluster) + " stages " +
                  std::to_string(c.dense_stages) + " round " + std::to_string(c.dense_round_steps) + " residual mma " +
                  std::to_string(c.residual_mma) + " staged " + std::to_string(c.staged_ranges) + " tiles " +
-                 std::to_string(c.staged_tiles) + (c.padded ? " padded" : "") + " n " + std::to_string(c.n) +
-                 " alpha " + std::to_string(c.alpha) + " beta " + std::to_string(c.beta) + " " +
-                 rsh::partition_name(c.options.partition) +
+                 std::to_string(c.staged_tiles) + " shape " + std::to_string(c.residual_shape) +
+                 (c.padded ? " padded" : "") + " n " + std::to_string(c.n) + " alpha " + std::to_string(c.alpha) +
+                 " beta " + std::to_string(c.beta) + " " + rsh::partition_name(c.options.partition) +
                  (c.layout == Layout::kRowMajor ? " row-major" : " col-major"));
     const rsh::impl::Inspection ins = rsh::impl::inspect(A_in, c.options, "test");
     rsh::impl::HostCrs A_ref = A_in;  // reference sees the operands rounded as the GPU does
@@ -107,7 +108,8 @@ class CudaSpmmTest : public ::testing::Test {
     const std::vector<double> slots = rsh::impl::scatter_values(ins.pattern, A_ref.values);
     rsh::cuda::SpmmPlan<T> plan(rsh::impl::host_format(ins.pattern, slots), nullptr, M);
     plan.set_config({c.warps_per_item, c.residual_lanes, c.dense_cluster, c.lane_features, c.dense_stages,
-                     c.dense_round_steps, c.column_major, c.residual_mma, c.staged_ranges, c.staged_tiles});
+                     c.dense_round_steps, c.column_major, c.residual_mma, c.staged_ranges, c.staged_tiles,
+                     c.residual_shape});
     using Scalar = rsh::cuda::Accum<T>;
     plan.spmm(static_cast<Scalar>(c.alpha), dB.get(), ldb, static_cast<Scalar>(c.beta), dC.get(), ldc, c.n, c.layout,
               nullptr);
@@ -191,6 +193,27 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
     Case c{37, 1.0, 0.5, rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8), Layout::kColMajor};
     c.lane_features = features;
     this->check(A, c);
+  }
+}
+
+// residual_kernel's throughput shape (FP16, BF16: single rows, each lane loading the nonzeros itself) against
+// its latency shape: whole rows, pieces summed in a CTA and atomic pieces, empty rows, every group width (one to
+// four 128-feature slices), partial slices, alpha/beta; padded B runs the latency shape.
+TYPED_TEST(CudaSpmm, ResidualThroughputShape) {
+  using T = typename TypeParam::first_type;
+  if (sizeof(T) != 2) GTEST_SKIP() << "the throughput shape is FP16 and BF16 only";
+  const uint64_t seed = rsh::test::fresh_seed();
+  const auto A = rsh::test::random_crs(700, 500, 60, seed, true);
+  const auto short_rows = rsh::test::random_crs(300, 90, 3, seed + 1);  // empty rows and one-nonzero items
+  rsh::cuda::KernelConfig throughput;
+  throughput.residual_shape = 2;
+  for (const rsh::Options& o :
+       {rsh::test::options(rsh::Partition::kCudaCoreOnly), rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8)}) {
+    EXPECT_TRUE(plan_says<T>(A, o, throughput, TypeParam::math, "single rows at 8 CTAs an SM"));
+    for (int lanes : {0, 4, 8, 32})
+      this->check_widths(A, o, {8, 120, 128, 136, 256},
+                         [&](Case& c) { c.residual_shape = 2, c.residual_lanes = lanes; });
+    this->check_widths(short_rows, o, {64}, [](Case& c) { c.residual_shape = 2; });
   }
 }
 
@@ -508,6 +531,8 @@ TEST(CudaSpmmArgs, RejectsBadSizes) {
   EXPECT_THROW(plan.set_config({0, 0, 0, 0, 2, 2 * round}), std::invalid_argument);  // long rounds: one stage
   EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, 0, 4}), std::invalid_argument);
   EXPECT_NO_THROW(plan.set_config({0, 0, 0, 0, 1, 2 * round}));
+  EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3}), std::invalid_argument);  // residual_shape
+  EXPECT_THROW(plan.set_config({0, 0, 0, 0, 0, 0, 0, 3}), std::invalid_argument);           // residual_mma
   rsh::cuda::SpmmPlan<__half> half_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);
   EXPECT_THROW(half_plan.set_config({0, 0, 0, 4}), std::invalid_argument);  // FP16 lanes hold 8 features
   rsh::cuda::SpmmPlan<double> double_plan(rsh::impl::host_format(ins.pattern, slots), nullptr);

@@ -127,6 +127,10 @@ struct KernelConfig {
   /// apply (described at this call where the plan did not describe them); 0 (the planner's choice: where most
   /// nonzeros lie in ranges of at most 144 distinct columns, see detail::describe_staged_tiles) and 1 never.
   int staged_tiles = 0;
+  /// residual_kernel's shape (detail::ResidualShape): 1 latency (batches of 2 rows at 4 CTAs an SM for FP16), 2
+  /// throughput (single rows at 8 CTAs an SM; FP16 and BF16); 0 the planner's choice (throughput for grids of
+  /// many waves whose B is larger than the L2, see detail::residual_throughput_planned).
+  int residual_shape = 0;
 };
 
 /// A CSR matrix in device memory, as the handle-free multiply reads it: columns in any order within a

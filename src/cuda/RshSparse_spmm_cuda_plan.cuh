@@ -291,6 +291,38 @@ int64_t resident_ctas(Kernel kernel, int smem) {
   return int64_t(sms) * std::max(per_sm, 1);
 }
 
+/// Sets `res`'s grid: groups of `group` lanes of `features` features, its slices of B and CTAs a slice
+/// (kResThreadsPerBlock / group items a CTA); returns its CTAs.
+template <class T, class OutT>
+int64_t set_residual_grid(ResidualParams<T, OutT>& res, int n, int features, int group) {
+  const int items_per_block = kResThreadsPerBlock / group;
+  const int item_blocks = static_cast<int>((int64_t(res.num_items) + items_per_block - 1) / items_per_block);
+  res.group = group, res.slices = (n + features * group - 1) / (features * group);
+  res.item_blocks = impl::FastDivisor(std::max(item_blocks, 1));  // no items: no launch
+  return int64_t(item_blocks) * res.slices;
+}
+
+/// L2s that half a slice of B's features over A's columns may take for launch_throughput to halve the slices.
+constexpr int64_t kThroughputSliceL2s = 4;
+
+/// Waves of throughput-shape CTAs a residual grid needs before that shape pays (residual_throughput_planned):
+/// smaller grids end on the latency of their last rows, which the latency shape's batches shorten.
+constexpr int64_t kThroughputMinWaves = 4;
+
+/// Whether residual_kernel runs in its throughput shape (ResidualShape): 16-bit operands, B's rows as VecRows
+/// reads them, and KernelConfig::residual_shape 2, or 0 with B larger than the L2 (A's columns x n elements:
+/// its rows are gathered from memory, not from a cache) and a grid of `blocks` CTAs of at least
+/// kThroughputMinWaves waves.
+template <class T, class OutT>
+bool residual_throughput_planned(const PlanView<T>& d, const ResidualParams<T, OutT>& res, int n, int64_t blocks) {
+  if (sizeof(T) != 2 || d.config.residual_shape == 1 || !VecRows<T, 8>::applies(res.B)) return false;
+  if (d.config.residual_shape == 2) return true;
+  if (int64_t(d.num_cols) * n * int64_t(sizeof(T)) <= once_per_device([] { return device_l2_bytes(); })) return false;
+  const int64_t wave =
+      once_per_device([] { return resident_ctas(residual_kernel<T, T, 8, ResidualShape::kThroughput>, 0); });
+  return blocks >= kThroughputMinWaves * wave;
+}
+
 /// Lets staged_range_kernel<T, OutT> take its two stages of shared memory (once a device).
 template <class T, class OutT>
 void allow_staged_smem() {
@@ -595,15 +627,15 @@ void SpmmPlan<T>::set_config(const KernelConfig& config) {
   if (config.column_major < 0 || config.column_major > 3)
     throw std::invalid_argument("rsh::cuda::KernelConfig: column_major = " + std::to_string(config.column_major) +
                                 " not in {0, 1, 2, 3}");
-  if (config.residual_mma < 0 || config.residual_mma > 2)
-    throw std::invalid_argument("rsh::cuda::KernelConfig: residual_mma = " + std::to_string(config.residual_mma) +
-                                " not in {0, 1, 2}");
-  if (config.staged_ranges < 0 || config.staged_ranges > 2)
-    throw std::invalid_argument("rsh::cuda::KernelConfig: staged_ranges = " + std::to_string(config.staged_ranges) +
-                                " not in {0, 1, 2}");
-  if (config.staged_tiles < 0 || config.staged_tiles > 2)
-    throw std::invalid_argument("rsh::cuda::KernelConfig: staged_tiles = " + std::to_string(config.staged_tiles) +
-                                " not in {0, 1, 2}");
+  // The fields that ask for a kernel: 0 the planner's choice, 1 never (or the default shape), 2 always.
+  const std::pair<const char*, int> choices[] = {{"residual_mma", config.residual_mma},
+                                                 {"staged_ranges", config.staged_ranges},
+                                                 {"staged_tiles", config.staged_tiles},
+                                                 {"residual_shape", config.residual_shape}};
+  for (const auto& c : choices)
+    if (c.second < 0 || c.second > 2)
+      throw std::invalid_argument(std::string("rsh::cuda::KernelConfig: ") + c.first + " = " +
+                                  std::to_string(c.second) + " not in {0, 1, 2}");
   d_->config = config;
   if (config.staged_tiles == 2) detail::describe_staged_tiles(*d_, nullptr, true);
 }
@@ -642,6 +674,8 @@ std::string SpmmPlan<T>::describe() const {
     s += " (in ranges of 64 rows with their B rows staged in shared memory where B is row-major and 16-byte aligned)";
   else if (detail::tiles_chosen(d) && !detail::residual_mma_planned(d))
     s += " (in ranges of 32 rows on Tensor Cores over their distinct columns where B is row-major and 16-byte aligned)";
+  else if (sizeof(T) == 2 && d.config.residual_shape == 2 && d.tc_num_items == 0 && !detail::residual_mma_planned(d))
+    s += " (single rows at 8 CTAs an SM where B is row-major and 16-byte aligned)";
   return s;
 }
 
@@ -727,6 +761,28 @@ bool launch_tiles(const PlanView<T>& d, const SpmmParams<T, OutT>& p, int n, boo
   }
 }
 
+/// The residual's launch as residual_kernel in its throughput shape, if planned (residual_throughput_planned);
+/// false otherwise. Unless KernelConfig::residual_lanes says otherwise, a plan of one slice of B's features takes
+/// two of half the width where such a slice over A's columns takes at most kThroughputSliceL2s L2s: the CTAs
+/// running at once then gather from a part of B that the L2 holds more of.
+template <class T, class OutT>
+bool launch_throughput(const PlanView<T>& d, SpmmParams<T, OutT> p, int n, bool after_prior, cudaStream_t stream) {
+  if constexpr (sizeof(T) != 2) {
+    return false;
+  } else {
+    if (!residual_throughput_planned(d, p.res, n, p.res_blocks)) return false;
+    constexpr int V = 8;
+    const int64_t half_slice_bytes = int64_t(d.num_cols) * (V * p.res.group / 2) * int64_t(sizeof(T));
+    const int64_t l2_bytes = once_per_device([] { return device_l2_bytes(); });
+    if (d.config.residual_lanes == 0 && p.res.slices == 1 && p.res.group >= 8 && 2 * p.res_blocks <= INT32_MAX &&
+        half_slice_bytes <= kThroughputSliceL2s * l2_bytes)
+      p.res_blocks = set_residual_grid(p.res, n, V, p.res.group / 2);
+    launch_spmm(residual_kernel<T, OutT, V, ResidualShape::kThroughput>, p, p.res_blocks, after_prior, stream,
+                "residual_kernel");
+    return true;
+  }
+}
+
 /// The multiply on dense operands the kernels read and write as rows (row-major, or the row-major copies
 /// of column-major ones): n features of C are computed (features past n in B and C up to their .n too).
 /// `b_from_prior`: B is written by the kernel launched just before (transpose_kernel), which lets the
@@ -776,38 +832,24 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
   // V = 4 and FP64 V = 2 (the narrow width: twice the lanes an item) when that
   // grid fits in one wave of resident CTAs, where latency rules, else 8 and 4,
   // whose wider loads and fewer CTAs pay on larger grids (see residual_kernel).
-  const auto residual_grid = [&](int features, int& group, int& item_blocks) {
-    group = d.config.residual_lanes;
+  p.res = detail::ResidualParams<T, OutT>{
+      d.res_cols, d.res_values, d.res_items, d.res_num_items, d.res_num_local, 0, 0, {}, b_ref, c_ref, alpha, beta};
+  const auto residual_grid = [&](int features) {
+    int group = d.config.residual_lanes;
     if (group == 0) {
       group = 4;
       while (group < 32 && features * group < n) group *= 2;
     }
-    const int items_per_block = detail::kResThreadsPerBlock / group;
-    item_blocks = static_cast<int>((int64_t(d.res_num_items) + items_per_block - 1) / items_per_block);
-    return int64_t(item_blocks) * ((n + features * group - 1) / (features * group));
+    return detail::set_residual_grid(p.res, n, features, group);
   };
-  int lane_features = d.config.residual_lane_features, group = 0, item_blocks = 0;
+  int lane_features = d.config.residual_lane_features;
   if (p.tc_blocks > 0)
     lane_features = detail::fused_residual_features<T>();  // the fused kernel's one width
   else if (sizeof(T) == 2)
     lane_features = 8;  // the only instantiation
   constexpr int narrow = detail::residual_narrow_features<T>();
-  if (lane_features == 0)
-    lane_features = residual_grid(narrow, group, item_blocks) <= d.residual_wave_ctas ? narrow : 2 * narrow;
-  residual_grid(lane_features, group, item_blocks);
-  p.res = detail::ResidualParams<T, OutT>{d.res_cols,
-                                          d.res_values,
-                                          d.res_items,
-                                          d.res_num_items,
-                                          d.res_num_local,
-                                          group,
-                                          (n + lane_features * group - 1) / (lane_features * group),
-                                          impl::FastDivisor(std::max(item_blocks, 1)),  // no items: no launch
-                                          b_ref,
-                                          c_ref,
-                                          alpha,
-                                          beta};
-  p.res_blocks = int64_t(item_blocks) * p.res.slices;
+  if (lane_features == 0) lane_features = residual_grid(narrow) <= d.residual_wave_ctas ? narrow : 2 * narrow;
+  p.res_blocks = residual_grid(lane_features);
   const int64_t blocks = p.tc_blocks + p.res_blocks;
   if (blocks == 0) return;
   if (blocks > int64_t(0x7fffffff)) throw std::invalid_argument("rsh::cuda::spmm: problem too large for one grid");
@@ -826,6 +868,7 @@ void spmm_rows(const PlanView<T>& d, Accum<T> alpha, const DenseRef<const T>& b_
       if (lane_features == 4)
         return detail::launch_spmm(detail::residual_kernel<T, OutT, 4>, p, blocks, after_prior, stream,
                                    "residual_kernel");
+    if (detail::launch_throughput(d, p, n, after_prior, stream)) return;
     if constexpr (sizeof(T) <= 4)
       return detail::launch_spmm(detail::residual_kernel<T, OutT, 8>, p, blocks, after_prior, stream,
                                  "residual_kernel");

@@ -60,22 +60,32 @@ __global__ void __launch_bounds__(kResThreadsPerBlock, RSH_TC_MIN_BLOCKS) spmm_k
   spmm_prologue(p);
   const int64_t block = blockIdx.x;
   if (block < p.tc_blocks) return tc_block<S>(p.tc, block, ring);
-  residual_block<kFusedResidualBatch, false, fused_residual_features<T>()>(
+  residual_block<kFusedResidualBatch, NonzeroSource::kShuffles, fused_residual_features<T>()>(
       p.res, block - p.tc_blocks, reinterpret_cast<Accum<T>*>(ring), static_cast<ResidualSlot<T>*>(nullptr));
 }
 
 /// The launch when no Tensor-Core items exist (CudaCoreOnly, or no window
 /// paid): a latency-bound loop (Nsight Compute: long-scoreboard stalls) that
 /// requests the B rows of the next batch before multiplying the current one.
-/// Its CTAs run residual items only: batches of 2 rows at 3 (FP32) or 4
-/// (FP16) CTAs an SM, because warps count more than loads in flight (fewer
-/// CTAs with larger batches, and more with single rows, were both slower).
-/// The CTAs per SM are asked for explicitly: left to the compiler, FP16 took
-/// more registers and fewer CTAs (perf_tests/results/MODELS.md).
-constexpr int kResidualBatch = 2;
-template <class T>
+/// Its CTAs run residual items only, in one of two shapes:
+/// - kLatency: batches of 2 rows at 3 (FP32) or 4 (FP16) CTAs an SM, because
+///   warps count more than loads in flight (fewer CTAs with larger batches,
+///   and more with single rows, were both slower on grids of a few waves).
+///   The CTAs per SM are asked for explicitly: left to the compiler, FP16 took
+///   more registers and fewer CTAs (perf_tests/results/MODELS.md).
+/// - kThroughput (FP16 and BF16): single rows at 8 CTAs an SM (32 registers).
+///   A grid of many waves that gathers B rows from memory (B past the L2,
+///   rows no neighbour shares) is bound by the bytes in flight, and twice the
+///   warps hold more of them than the second row of a batch.
+enum class ResidualShape { kLatency, kThroughput };
+
+template <class T, ResidualShape S>
 constexpr int residual_min_blocks() {
-  return sizeof(T) == 2 ? 4 : 3;
+  return S == ResidualShape::kThroughput ? 8 : sizeof(T) == 2 ? 4 : 3;
+}
+template <ResidualShape S>
+constexpr int residual_batch() {
+  return S == ResidualShape::kThroughput ? 1 : 2;
 }
 
 /// V features a lane: 8 (FP16: one 16-byte load a B row), for FP32 8 or 4,
@@ -85,13 +95,14 @@ constexpr int residual_min_blocks() {
 /// (SpmmPlan::spmm), where the chain is the time; larger grids are bound by
 /// throughput, where the wider lanes' fewer loads and shuffles win. FP64's
 /// lanes of 2 follow the same rule (perf_tests/results/MODELS.md).
-template <class T, class OutT, int V>
-__global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T>())
+template <class T, class OutT, int V, ResidualShape S = ResidualShape::kLatency>
+__global__ void __launch_bounds__(kResThreadsPerBlock, residual_min_blocks<T, S>())
     residual_kernel(const SpmmParams<T, OutT> p) {
   __shared__ Accum<T> partials[V * kResThreadsPerBlock];
   __shared__ alignas(16) ResidualSlot<T> slots[kResThreadsPerBlock];
   spmm_prologue(p);
-  residual_block<kResidualBatch, true, V>(p.res, blockIdx.x, partials, slots);
+  constexpr NonzeroSource kSource = S == ResidualShape::kThroughput ? NonzeroSource::kDirect : NonzeroSource::kSlots;
+  residual_block<residual_batch<S>(), kSource, V>(p.res, blockIdx.x, partials, slots);
 }
 
 }  // namespace detail

@@ -5,7 +5,8 @@
 // owns V = 8 features (FP16: 8 consecutive, one 16-byte B load; FP32: two
 // runs of 4, see dense_access) or V = 4 (FP32: one run). Column ids and values
 // are loaded G at a time, one per lane, into the group's shared-memory slots,
-// from which every lane reads them (ResidualSlot). A CTA runs 256 / G
+// from which every lane reads them (ResidualSlot); or each lane loads them
+// itself (NonzeroSource). A CTA runs 256 / G
 // consecutive items of one slice (CTAs slice by slice); a row cut into pieces
 // inside that range is summed through shared memory by its first piece, so
 // only rows too long for one CTA add into C with atomics.
@@ -71,7 +72,7 @@ struct VecRows {
   const char* base[kChunks];
   int stride_bytes;
 
-  __device__ __forceinline__ static bool applies(const DenseRef<const T>& B) {
+  __host__ __device__ __forceinline__ static bool applies(const DenseRef<const T>& B) {
     return B.vec && B.row_stride <= int64_t(INT32_MAX / int(sizeof(T)));
   }
   __device__ __forceinline__ VecRows(const DenseRef<const T>& B, int f, int qs)
@@ -114,13 +115,20 @@ struct alignas(kBatch * sizeof(ResidualSlot<T>) <= 16 ? kBatch * sizeof(Residual
   ResidualSlot<T> s[kBatch];
 };
 
-/// Where a group's lanes read the nonzeros they loaded G at a time, one a lane.
-/// StagedNonzeros: from the group's shared-memory slots. residual_kernel takes
-/// these: shuffles cost it two SHFLs and, with a group's mask, a convergence
-/// check (MATCH, REDUX, VOTE, BRA.DIV) a row. ShuffledNonzeros: from the lane
-/// that loaded each. The fused kernel keeps these: its single-row batches
-/// gain nothing from 16-byte slot loads, and the slots' stores and warp
-/// barriers are then pure cost (perf_tests/results/MODELS.md).
+/// Where a group's lanes get an item's nonzeros:
+/// - kSlots (StagedNonzeros): loaded G at a time, one a lane, into the group's
+///   shared-memory slots. residual_kernel's latency shape takes these: shuffles
+///   cost it two SHFLs and, with a group's mask, a convergence check (MATCH,
+///   REDUX, VOTE, BRA.DIV) a row.
+/// - kShuffles (ShuffledNonzeros): from the lane that loaded each. The fused
+///   kernel keeps these: its single-row batches gain nothing from 16-byte slot
+///   loads, and the slots' stores and warp barriers are then pure cost
+///   (perf_tests/results/MODELS.md).
+/// - kDirect (DirectNonzeros): every lane loads each nonzero itself (the G
+///   lanes of an item one address, one request). residual_kernel's throughput
+///   shape takes these: its 32 registers cannot hold the slots' loop.
+enum class NonzeroSource { kSlots, kShuffles, kDirect };
+
 template <class T>
 struct StagedNonzeros {
   const ResidualSlot<T>* slots;
@@ -146,6 +154,26 @@ struct ShuffledNonzeros {
       const int src = valid ? first + u : first;
       const Accum<T> v = __shfl_sync(mask, my_val, src, G);
       batch.s[u] = {__shfl_sync(mask, my_col, src, G), valid ? v : Accum<T>(0)};
+    }
+    return batch;
+  }
+};
+
+/// Each lane loads the nonzeros from A's arrays. A batch reaching past `count`
+/// reads the item's first nonzero again with weight zero (as ShuffledNonzeros).
+template <class T>
+struct DirectNonzeros {
+  const int* cols;
+  const T* values;
+  int count;
+  template <int kBatch>
+  __device__ __forceinline__ NonzeroBatch<kBatch, T> fetch(int first) const {
+    NonzeroBatch<kBatch, T> batch;
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const bool valid = first + u < count;  // uniform in the group
+      const int k = valid ? first + u : first;
+      batch.s[u] = {__ldg(cols + k), valid ? to_acc(values[k]) : Accum<T>(0)};
     }
     return batch;
   }
@@ -191,19 +219,26 @@ __device__ __forceinline__ void accumulate_batches(const Rows& rows, const Nonze
 }
 
 /// acc += the products of an item's nonzeros [k_begin, k_end) with their B
-/// rows, G nonzeros at a time, one a lane. Staged, a slot past the item
-/// repeats its last column with weight zero (a cache hit), so a batch that
-/// reaches past the item needs no branch either.
-template <int kBatch, bool kStaged, int V, class T, class OutT, class Rows>
+/// rows: kDirect in one pass; else G nonzeros at a time, one a lane. In slots,
+/// one past the item repeats its last column with weight zero (a cache hit), so
+/// a batch that reaches past the item needs no branch either.
+template <int kBatch, NonzeroSource S, int V, class T, class OutT, class Rows>
 __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p, const Rows& rows, int k_begin,
                                                 int k_end, int lane_in_group, unsigned mask,
                                                 ResidualSlot<T>* group_slots, Frag<V, Accum<T>>& acc) {
   static_assert(kBatch == 1 || kBatch == 2, "rsh::spmm: batches of one or two slots (G is even)");
+  if constexpr (S == NonzeroSource::kDirect) {
+    const int count = k_end - k_begin;
+    if (count > 0)
+      accumulate_batches<kBatch, V, T>(rows, DirectNonzeros<T>{p.res_cols + k_begin, p.values + k_begin, count}, count,
+                                       acc);
+    return;
+  }
   const int G = p.group;
   for (int base = k_begin; base < k_end; base += G) {
     const int k = base + lane_in_group;
     const int count = min(G, k_end - base);
-    if constexpr (kStaged) {
+    if constexpr (S == NonzeroSource::kSlots) {
       __syncwarp(mask);  // the group has read the previous nonzeros' slots
       group_slots[lane_in_group] = {__ldg(p.res_cols + min(k, k_end - 1)),
                                     k < k_end ? to_acc(p.values[k]) : Accum<T>(0)};
@@ -219,11 +254,10 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
 
 /// One CTA's share of the residual work (kResThreadsPerBlock threads);
 /// `partials` holds V accumulators per thread, `slots` one ResidualSlot a
-/// thread where kStandalone (else unused). kStandalone (residual_kernel):
-/// nonzeros staged in slots, B rows through VecRows where the layout allows.
-/// Else (the fused kernel's residual CTAs): shuffles and RawRow::load (see
-/// ShuffledNonzeros).
-template <int kBatch, bool kStandalone, int V, class T, class OutT>
+/// thread where S is kSlots (else unused). residual_kernel (kSlots or
+/// kDirect): B rows through VecRows where the layout allows. The fused
+/// kernel's residual CTAs (kShuffles): RawRow::load.
+template <int kBatch, NonzeroSource S, int V, class T, class OutT>
 __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p, int64_t block, Accum<T>* partials,
                                                ResidualSlot<T>* slots) {
   // G is a power of two and the CTAs per slice a FastDivisor: no integer
@@ -249,9 +283,11 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   // two registers, and nothing is loaded between the loop and the store); the
   // fused kernel, at its 64 registers, loads those after the loop (a cache hit).
   const bool has_item = item < p.num_items;  // whole groups alike
+  // kDirect (32 registers) loads them after the loop too: holding them through it spills.
+  constexpr bool kStandalone = S != NonzeroSource::kShuffles, kLateRow = S != NonzeroSource::kSlots;
   int4 whole = make_int4(0, 0, 0, 0);
   if (has_item) {
-    if constexpr (kStandalone) {
+    if constexpr (!kLateRow) {
       whole = __ldg(reinterpret_cast<const int4*>(p.items + item));
     } else {
       const int2 range = __ldg(reinterpret_cast<const int2*>(p.items + item));
@@ -261,16 +297,15 @@ __device__ __forceinline__ void residual_block(const ResidualParams<T, OutT>& p,
   const int k_begin = whole.x, k_end = whole.y;
 
   Frag<V, Accum<T>> acc = {};
-  ResidualSlot<T>* group_slots = kStandalone ? slots + (threadIdx.x - lane_in_group) : nullptr;
-  if (kStandalone && VecRows<T, V>::applies(p.B))  // uniform in the grid
-    accumulate_item<kBatch, kStandalone>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots,
-                                         acc);
-  else
-    accumulate_item<kBatch, kStandalone>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask,
-                                         group_slots, acc);
+  ResidualSlot<T>* group_slots = S == NonzeroSource::kSlots ? slots + (threadIdx.x - lane_in_group) : nullptr;
+  // kDirect runs only where VecRows applies (residual_throughput_planned): RawRow::load's checks would spill it.
+  if (S == NonzeroSource::kDirect || (kStandalone && VecRows<T, V>::applies(p.B)))  // uniform in the grid
+    accumulate_item<kBatch, S>(p, VecRows<T, V>(p.B, f, qs), k_begin, k_end, lane_in_group, mask, group_slots, acc);
+  else if constexpr (S != NonzeroSource::kDirect)
+    accumulate_item<kBatch, S>(p, CheckedRows<T, V>{p.B, f, qs}, k_begin, k_end, lane_in_group, mask, group_slots, acc);
   // Pieces of one row sit in consecutive groups: the first adds the others'
   // partial sums (same lane in group gi + j: thread + j * G).
-  if (!kStandalone && has_item) {
+  if (kLateRow && has_item) {
     const int2 row_pieces = __ldg(reinterpret_cast<const int2*>(p.items + item) + 1);
     whole.z = row_pieces.x, whole.w = row_pieces.y;
   }
