@@ -196,27 +196,6 @@ TYPED_TEST(CudaSpmm, ResidualSlicesAndPieces) {
   }
 }
 
-// residual_kernel's throughput shape (FP16, BF16: single rows, each lane loading the nonzeros itself) against
-// its latency shape: whole rows, pieces summed in a CTA and atomic pieces, empty rows, every group width (one to
-// four 128-feature slices), partial slices, alpha/beta; padded B runs the latency shape.
-TYPED_TEST(CudaSpmm, ResidualThroughputShape) {
-  using T = typename TypeParam::first_type;
-  if (sizeof(T) != 2) GTEST_SKIP() << "the throughput shape is FP16 and BF16 only";
-  const uint64_t seed = rsh::test::fresh_seed();
-  const auto A = rsh::test::random_crs(700, 500, 60, seed, true);
-  const auto short_rows = rsh::test::random_crs(300, 90, 3, seed + 1);  // empty rows and one-nonzero items
-  rsh::cuda::KernelConfig throughput;
-  throughput.residual_shape = 2;
-  for (const rsh::Options& o :
-       {rsh::test::options(rsh::Partition::kCudaCoreOnly), rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8)}) {
-    EXPECT_TRUE(plan_says<T>(A, o, throughput, TypeParam::math, "single rows at 8 CTAs an SM"));
-    for (int lanes : {0, 4, 8, 32})
-      this->check_widths(A, o, {8, 120, 128, 136, 256},
-                         [&](Case& c) { c.residual_shape = 2, c.residual_lanes = lanes; });
-    this->check_widths(short_rows, o, {64}, [](Case& c) { c.residual_shape = 2; });
-  }
-}
-
 /// What a plan's description says of staged residual rows.
 const std::string kStagedRangesSay = "in ranges of 64 rows with their B rows staged";
 const std::string kStagedTilesSay = "in ranges of 32 rows on Tensor Cores";
@@ -252,6 +231,27 @@ TYPED_TEST(CudaSpmm, ResidualItemsOnTensorCores) {
   Case c{128, 2.0, 1.0, rsh::test::options(rsh::Partition::kCudaCoreOnly), Layout::kRowMajor};
   c.padded = false, c.residual_mma = 2;
   this->check(short_rows, c);
+}
+
+// residual_kernel's throughput shape (FP16, BF16: single rows, each lane loading the nonzeros itself) against
+// its latency shape: whole rows, pieces summed in a CTA and atomic pieces, empty rows, every group width (one to
+// four 128-feature slices), partial slices, alpha/beta; padded B runs the latency shape.
+TYPED_TEST(CudaSpmm, ResidualThroughputShape) {
+  using T = typename TypeParam::first_type;
+  if (sizeof(T) != 2) GTEST_SKIP() << "the throughput shape is FP16 and BF16 only";
+  const uint64_t seed = rsh::test::fresh_seed();
+  const auto A = rsh::test::random_crs(700, 500, 60, seed, true);
+  const auto short_rows = rsh::test::random_crs(300, 90, 3, seed + 1);  // empty rows and one-nonzero items
+  rsh::cuda::KernelConfig throughput;
+  throughput.residual_shape = 2;
+  for (const rsh::Options& o :
+       {rsh::test::options(rsh::Partition::kCudaCoreOnly), rsh::test::options(rsh::Partition::kCudaCoreOnly, 64, 8)}) {
+    EXPECT_TRUE(plan_says<T>(A, o, throughput, TypeParam::math, "single rows at 8 CTAs an SM"));
+    for (int lanes : {0, 4, 8, 32})
+      this->check_widths(A, o, {8, 120, 128, 136, 256},
+                         [&](Case& c) { c.residual_shape = 2, c.residual_lanes = lanes; });
+    this->check_widths(short_rows, o, {64}, [](Case& c) { c.residual_shape = 2; });
+  }
 }
 
 /// A banded matrix (columns r - hb .. r + hb), every `far_every`-th row with one more column 400 away and
