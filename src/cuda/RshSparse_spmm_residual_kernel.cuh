@@ -161,19 +161,20 @@ struct ShuffledNonzeros {
 
 /// Each lane loads the nonzeros from A's arrays. A batch reaching past `count`
 /// reads the item's first nonzero again with weight zero (as ShuffledNonzeros).
-template <class T>
+/// The arrays by reference: read from the kernel's parameters where they are
+/// used, not held in registers (the throughput shape has 32).
+template <class T, class OutT>
 struct DirectNonzeros {
-  const int* cols;
-  const T* values;
-  int count;
+  const ResidualParams<T, OutT>& p;
+  int begin, count;
   template <int kBatch>
   __device__ __forceinline__ NonzeroBatch<kBatch, T> fetch(int first) const {
     NonzeroBatch<kBatch, T> batch;
 #pragma unroll
     for (int u = 0; u < kBatch; ++u) {
       const bool valid = first + u < count;  // uniform in the group
-      const int k = valid ? first + u : first;
-      batch.s[u] = {__ldg(cols + k), valid ? to_acc(values[k]) : Accum<T>(0)};
+      const int k = begin + (valid ? first + u : first);
+      batch.s[u] = {__ldg(p.res_cols + k), valid ? to_acc(p.values[k]) : Accum<T>(0)};
     }
     return batch;
   }
@@ -229,9 +230,7 @@ __device__ __forceinline__ void accumulate_item(const ResidualParams<T, OutT>& p
   static_assert(kBatch == 1 || kBatch == 2, "rsh::spmm: batches of one or two slots (G is even)");
   if constexpr (S == NonzeroSource::kDirect) {
     const int count = k_end - k_begin;
-    if (count > 0)
-      accumulate_batches<kBatch, V, T>(rows, DirectNonzeros<T>{p.res_cols + k_begin, p.values + k_begin, count}, count,
-                                       acc);
+    if (count > 0) accumulate_batches<kBatch, V, T>(rows, DirectNonzeros<T, OutT>{p, k_begin, count}, count, acc);
     return;
   }
   const int G = p.group;
