@@ -137,8 +137,20 @@ struct StagedNonzeros {
     return *reinterpret_cast<const NonzeroBatch<kBatch, T>*>(slots + first);
   }
 };
-/// A batch reaching past `count` reads the batch's first row again with
-/// weight zero (a cache hit), so the trip count is fixed and the loads need no branch.
+/// kBatch nonzeros from `first`, `slot(i, valid)` giving nonzero i (with
+/// weight zero where not valid): one past `count` is nonzero `first` again (a
+/// cache hit), so the trip count is fixed and the loads need no branch.
+template <int kBatch, class T, class Slot>
+__device__ __forceinline__ NonzeroBatch<kBatch, T> padded_batch(int first, int count, const Slot& slot) {
+  NonzeroBatch<kBatch, T> batch;
+#pragma unroll
+  for (int u = 0; u < kBatch; ++u) {
+    const bool valid = first + u < count;  // uniform in the group
+    batch.s[u] = slot(valid ? first + u : first, valid);
+  }
+  return batch;
+}
+
 template <class T>
 struct ShuffledNonzeros {
   int my_col;
@@ -147,36 +159,28 @@ struct ShuffledNonzeros {
   unsigned mask;
   template <int kBatch>
   __device__ __forceinline__ NonzeroBatch<kBatch, T> fetch(int first) const {
-    NonzeroBatch<kBatch, T> batch;
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const bool valid = first + u < count;  // uniform in the group
-      const int src = valid ? first + u : first;
-      const Accum<T> v = __shfl_sync(mask, my_val, src, G);
-      batch.s[u] = {__shfl_sync(mask, my_col, src, G), valid ? v : Accum<T>(0)};
-    }
-    return batch;
+    return padded_batch<kBatch, T>(first, count, *this);
+  }
+  __device__ __forceinline__ ResidualSlot<T> operator()(int i, bool valid) const {
+    const Accum<T> v = __shfl_sync(mask, my_val, i, G);
+    return {__shfl_sync(mask, my_col, i, G), valid ? v : Accum<T>(0)};
   }
 };
 
-/// Each lane loads the nonzeros from A's arrays. A batch reaching past `count`
-/// reads the item's first nonzero again with weight zero (as ShuffledNonzeros).
-/// The arrays by reference: read from the kernel's parameters where they are
-/// used, not held in registers (the throughput shape has 32).
+/// Each lane loads the item's nonzeros from A's arrays, by reference: read from
+/// the kernel's parameters where they are used, not held in registers (the
+/// throughput shape has 32).
 template <class T, class OutT>
 struct DirectNonzeros {
   const ResidualParams<T, OutT>& p;
   int begin, count;
   template <int kBatch>
   __device__ __forceinline__ NonzeroBatch<kBatch, T> fetch(int first) const {
-    NonzeroBatch<kBatch, T> batch;
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const bool valid = first + u < count;  // uniform in the group
-      const int k = begin + (valid ? first + u : first);
-      batch.s[u] = {__ldg(p.res_cols + k), valid ? to_acc(p.values[k]) : Accum<T>(0)};
-    }
-    return batch;
+    return padded_batch<kBatch, T>(first, count, *this);
+  }
+  __device__ __forceinline__ ResidualSlot<T> operator()(int i, bool valid) const {
+    const int k = begin + i;
+    return {__ldg(p.res_cols + k), valid ? to_acc(p.values[k]) : Accum<T>(0)};
   }
 };
 
